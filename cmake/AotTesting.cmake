@@ -1,0 +1,93 @@
+# Helpers for MPI tests run through CTest and mpiexec.mpich.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# aot_add_mpi_executable(<name> <sources...> [LINK <libs...>])
+#   Builds <name> against MPICH only, and <name>-inject against autoopt's compile-time mpi.h
+#   (the same sources, as autoopt-mpicc would build them).
+#
+# aot_add_mpi_test(<name> NP <n> COMMAND <target-or-path> [args...]
+#                  [MODES native|preload|inject ...]   default: preload
+#                  [ENV VAR=value ...] [LABELS ...] [TIMEOUT s]
+#                  [PASS_REGEX re] [FAIL_REGEX re] [WILL_FAIL])
+#   Registers one CTest test per mode, named <name>.<mode>. "preload" puts libautoopt.so in
+#   LD_PRELOAD of mpiexec (so mpiexec itself runs with it, as users run it); "inject" runs the
+#   <target>-inject build. With more ranks than cores every mode also preloads the
+#   yield-when-idle library from tools/yield (the same policy for every mode; see tools/yield).
+
+cmake_host_system_information(RESULT AOT_NCORES QUERY NUMBER_OF_PHYSICAL_CORES)
+cmake_host_system_information(RESULT AOT_NLOGICAL QUERY NUMBER_OF_LOGICAL_CORES)
+if(AOT_NLOGICAL GREATER AOT_NCORES)
+  set(AOT_NCORES ${AOT_NLOGICAL})
+endif()
+
+function(aot_add_mpi_executable name)
+  cmake_parse_arguments(E "FORTRAN" "" "LINK" ${ARGN})
+  set(srcs ${E_UNPARSED_ARGUMENTS})
+  foreach(variant "" "-inject")
+    set(t ${name}${variant})
+    add_executable(${t} ${srcs})
+    if(E_FORTRAN)
+      target_link_libraries(${t} PRIVATE MPI::MPI_Fortran ${E_LINK})
+    else()
+      target_link_libraries(${t} PRIVATE MPI::MPI_C ${E_LINK})
+    endif()
+    if(variant STREQUAL "-inject")
+      target_include_directories(${t} BEFORE PRIVATE ${AOT_INJECT_INCLUDE_DIR})
+      target_link_libraries(${t} PRIVATE autoopt)
+      add_dependencies(${t} aot_inject_header)
+    endif()
+  endforeach()
+endfunction()
+
+function(aot_add_mpi_test name)
+  cmake_parse_arguments(T "WILL_FAIL" "NP;TIMEOUT;PASS_REGEX;FAIL_REGEX"
+                        "COMMAND;MODES;ENV;LABELS" ${ARGN})
+  if(NOT T_NP)
+    set(T_NP 1)
+  endif()
+  if(NOT T_MODES)
+    set(T_MODES preload)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  list(POP_FRONT T_COMMAND exe)
+  foreach(mode IN LISTS T_MODES)
+    set(prog ${exe})
+    set(preload "")
+    if(mode STREQUAL "inject")
+      set(prog "${exe}-inject")
+    elseif(mode STREQUAL "preload")
+      set(preload "$<TARGET_FILE:autoopt>")
+    elseif(NOT mode STREQUAL "native")
+      message(FATAL_ERROR "aot_add_mpi_test(${name}): unknown mode '${mode}'")
+    endif()
+    if(TARGET ${prog})
+      set(prog "$<TARGET_FILE:${prog}>")
+    endif()
+    if(T_NP GREATER AOT_NCORES)
+      if(preload)
+        set(preload "${preload}:$<TARGET_FILE:autoopt-yield>")
+      else()
+        set(preload "$<TARGET_FILE:autoopt-yield>")
+      endif()
+    endif()
+    set(env ${T_ENV})
+    if(preload)
+      list(APPEND env "LD_PRELOAD=${preload}")
+    endif()
+    add_test(NAME ${name}.${mode}
+             COMMAND ${MPIEXEC_EXECUTABLE} -n ${T_NP} ${prog} ${T_COMMAND})
+    set_tests_properties(${name}.${mode} PROPERTIES
+      TIMEOUT ${T_TIMEOUT} PROCESSORS 2 ENVIRONMENT "${env}" LABELS "mpi;${mode};${T_LABELS}")
+    if(T_PASS_REGEX)
+      set_tests_properties(${name}.${mode} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+    endif()
+    if(T_FAIL_REGEX)
+      set_tests_properties(${name}.${mode} PROPERTIES FAIL_REGULAR_EXPRESSION "${T_FAIL_REGEX}")
+    endif()
+    if(T_WILL_FAIL)
+      set_tests_properties(${name}.${mode} PROPERTIES WILL_FAIL TRUE)
+    endif()
+  endforeach()
+endfunction()

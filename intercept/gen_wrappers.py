@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# gen_wrappers.py: generate autoopt's PMPI wrappers from MPICH's mpi_proto.h and wrappers.spec.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# usage: gen_wrappers.py MPI_PROTO_H WRAPPERS_SPEC OUTDIR
+# writes OUTDIR/aot_functions.h   enum of wrapped functions (AOT_FN_MPI_Send, ...)
+#        OUTDIR/aot_route.h       prototypes of the hand-written aot_route_<fn> dispatchers
+#        OUTDIR/aot_wrappers.c    the wrappers, the name table and the call-site entry points
+#        OUTDIR/inject_mpi.h      the compile-time mpi.h that autoopt-mpicc puts first
+#        OUTDIR/unwrapped.md      the functions left unwrapped, with the reason for each
+import fnmatch
+import os
+import re
+import sys
+from string import Template
+
+WRAPPER = Template("""\
+int ${name}(${params})
+{
+    int aot_rc;
+    if (__builtin_expect(!aot_active || aot_tls.depth != 0, 0))
+        return P${name}(${args});
+    aot_tls.depth = 1;
+    aot_count_call(AOT_FN_${name});
+${enter}${caller}    aot_rc = ${call}(${args});
+${leave}    aot_tls.depth = 0;
+    return aot_rc;
+}
+
+""")
+HOOK_ENTER = "    if (__builtin_expect(aot_hooks_armed != 0, 0))\n        aot_enter_slow(AOT_FN_${name});\n"
+HOOK_LEAVE = "    if (__builtin_expect(aot_hooks_armed != 0, 0))\n        aot_leave_slow(AOT_FN_${name});\n"
+
+SITE = Template("""\
+int autoopt_${name}(const char *aot_file, int aot_line, ${params})
+{
+    int aot_rc;
+    const char *aot_saved_file = aot_tls.site_file;
+    int aot_saved_line = aot_tls.site_line;
+    aot_tls.site_file = aot_file;
+    aot_tls.site_line = aot_line;
+    aot_rc = ${name}(${args});
+    aot_tls.site_file = aot_saved_file;
+    aot_tls.site_line = aot_saved_line;
+    return aot_rc;
+}
+
+""")
+
+
+class Proto:
+    def __init__(self, ret, name, params):
+        self.ret, self.name, self.params = ret, name, params
+        # The call-site entry points take "T x[]" as "T *x": GCC's array-parameter checks would
+        # otherwise warn about MPI_STATUSES_IGNORE, a small integer cast to a pointer.
+        self.ptr_params = re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\[\]", r"*\1", params)
+
+    def param_names(self):
+        names = []
+        for p in split_params(self.params):
+            if p.strip() in ("void", ""):
+                continue
+            m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^\]]*\]\s*)*$", p.strip())
+            if not m:
+                sys.exit("gen_wrappers.py: cannot find the parameter name in '%s' of %s" % (p, self.name))
+            names.append(m.group(1))
+        return names
+
+
+def split_params(s):
+    out, depth, cur = [], 0, ""
+    for c in s:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += c
+    out.append(cur)
+    return out
+
+
+def read_protos(path):
+    text = open(path).read()
+    # Only the MPI_ section: stop where the PMPI_ prototypes begin.
+    protos, seen = [], set()
+    for m in re.finditer(r"^([A-Za-z_][A-Za-z0-9_ \*]*?)\b(MPI_[A-Za-z0-9_]+)\s*\(([^;]*?)\)\s*(MPICH_[^;]*)?;",
+                         text, re.M | re.S):
+        ret, name, params = m.group(1).strip(), m.group(2), " ".join(m.group(3).split())
+        if "typedef" in ret or ret.startswith("QMPI") or name in seen:
+            continue
+        seen.add(name)
+        protos.append(Proto(ret, name, params))
+    if len(protos) < 300:
+        sys.exit("gen_wrappers.py: %s: found only %d MPI prototypes; is this MPICH's mpi_proto.h?"
+                 % (path, len(protos)))
+    return protos
+
+
+def read_spec(path):
+    rules = []   # (class, pattern, reason, lineno)
+    for lineno, line in enumerate(open(path), 1):
+        body, _, reason = line.partition("#")
+        words = body.split()
+        if not words:
+            continue
+        cls = words[0]
+        if cls not in ("skip", "local", "route", "custom", "site"):
+            sys.exit("%s:%d: unknown class '%s' (expected skip, local, route, custom or site)"
+                     % (path, lineno, cls))
+        if len(words) < 2:
+            sys.exit("%s:%d: '%s' needs at least one function name" % (path, lineno, cls))
+        if cls == "skip" and not reason.strip():
+            sys.exit("%s:%d: a skipped function needs its reason after '#'" % (path, lineno))
+        for w in words[1:]:
+            rules.append((cls, w, reason.strip(), lineno))
+    return rules
+
+
+def classes_of(name, rules):
+    return {(cls, reason) for cls, pat, reason, _ in rules if fnmatch.fnmatchcase(name, pat)}
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: gen_wrappers.py MPI_PROTO_H WRAPPERS_SPEC OUTDIR")
+    proto_h, spec, outdir = sys.argv[1:]
+    protos = read_protos(proto_h)
+    rules = read_spec(spec)
+    names = {p.name for p in protos}
+    for cls, pat, _, lineno in rules:
+        if not any(fnmatch.fnmatchcase(n, pat) for n in names):
+            sys.exit("%s:%d: '%s' matches no function of %s" % (spec, lineno, pat, proto_h))
+
+    wrapped, unwrapped, sites, routes = [], [], [], []
+    for p in protos:
+        cl = classes_of(p.name, rules)
+        kinds = {c for c, _ in cl}
+        if "skip" in kinds:
+            unwrapped.append((p.name, [r for c, r in cl if c == "skip"][0]))
+            continue
+        if p.ret != "int" or "..." in p.params:
+            sys.exit("%s: %s returns '%s' or is variadic: add a skip rule with its reason"
+                     % (spec, p.name, p.ret))
+        wrapped.append((p, kinds))
+        if "site" in kinds:
+            sites.append(p)
+        if "route" in kinds:
+            routes.append(p)
+
+    os.makedirs(outdir, exist_ok=True)
+    gen = "/* Generated by intercept/gen_wrappers.py from %s and wrappers.spec: do not edit. */\n" \
+        % os.path.basename(proto_h)
+
+    with open(os.path.join(outdir, "aot_functions.h"), "w") as f:
+        f.write(gen + "#ifndef AOT_FUNCTIONS_H_INCLUDED\n#define AOT_FUNCTIONS_H_INCLUDED\n")
+        f.write("enum aot_function {\n")
+        for p, _ in wrapped:
+            f.write("    AOT_FN_%s,\n" % p.name)
+        f.write("    AOT_FN_COUNT\n};\n#endif\n")
+
+    with open(os.path.join(outdir, "aot_route.h"), "w") as f:
+        f.write(gen + "#ifndef AOT_ROUTE_H_INCLUDED\n#define AOT_ROUTE_H_INCLUDED\n#include <mpi.h>\n")
+        for p in routes:
+            f.write("int aot_route_%s(%s);\n" % (p.name, p.params))
+        f.write("#endif\n")
+
+    with open(os.path.join(outdir, "aot_wrappers.c"), "w") as f:
+        f.write(gen + '#include "aot.h"\n#include "aot_route.h"\n\n')
+        f.write("const char *const aot_function_names[AOT_FN_COUNT] = {\n")
+        for p, _ in wrapped:
+            f.write('    "%s",\n' % p.name)
+        f.write("};\n\n")
+        f.write("/* The wrappers are the library's interface: export them (the rest is hidden). */\n"
+                "#pragma GCC visibility push(default)\n\n")
+        for p, kinds in wrapped:
+            if "custom" in kinds:
+                continue
+            args = ", ".join(p.param_names())
+            local = "local" in kinds
+            sub = dict(name=p.name, params=p.params, args=args,
+                       call=("aot_route_" + p.name) if "route" in kinds else "P" + p.name,
+                       caller="    aot_tls.caller = __builtin_return_address(0);\n"
+                              if "route" in kinds else "",
+                       enter="" if local else Template(HOOK_ENTER).substitute(name=p.name),
+                       leave="" if local else Template(HOOK_LEAVE).substitute(name=p.name))
+            f.write(WRAPPER.substitute(sub))
+        for p in sites:
+            f.write(SITE.substitute(name=p.name, params=p.ptr_params,
+                                         args=", ".join(p.param_names())))
+        f.write("#pragma GCC visibility pop\n")
+
+    with open(os.path.join(outdir, "inject_mpi.h"), "w") as f:
+        f.write(gen)
+        f.write("/* autoopt's compile-time mpi.h: autoopt-mpicc puts it in front of MPICH's.  It includes\n"
+                " * the real header and redirects point-to-point and collective calls to autoopt entry\n"
+                " * points that also receive the call site.  The macros are function-like, so code that\n"
+                " * takes the address of an MPI function (f = MPI_Send) still compiles and gets the\n"
+                " * ordinary entry point.  Define AUTOOPT_NO_CALL_SITES to turn the redirection off. */\n")
+        f.write("#ifndef AUTOOPT_MPI_H_INCLUDED\n#define AUTOOPT_MPI_H_INCLUDED\n")
+        f.write("#include_next <mpi.h>\n#define AUTOOPT_INJECTED 1\n")
+        f.write("#ifndef AUTOOPT_NO_CALL_SITES\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n")
+        for p in sites:
+            f.write("int autoopt_%s(const char *aot_file, int aot_line, %s);\n"
+                    % (p.name, p.ptr_params))
+        f.write("#ifdef __cplusplus\n}\n#endif\n")
+        for p in sites:
+            f.write("#define %s(...) autoopt_%s(__FILE__, __LINE__, __VA_ARGS__)\n" % (p.name, p.name))
+        f.write("#endif /* AUTOOPT_NO_CALL_SITES */\n#endif /* AUTOOPT_MPI_H_INCLUDED */\n")
+
+    with open(os.path.join(outdir, "unwrapped.md"), "w") as f:
+        f.write("# MPI functions autoopt leaves unwrapped\n\nGenerated from `intercept/wrappers.spec` "
+                "(%d wrapped, %d unwrapped). None of these can make progress on a request or touch "
+                "a buffer autoopt may guard, so calling them straight into MPI is safe.\n\n"
+                "| function | reason |\n|---|---|\n" % (len(wrapped), len(unwrapped)))
+        for n, r in unwrapped:
+            f.write("| `%s` | %s |\n" % (n, r))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+#!/bin/bash
+# quickstart.sh: set up a fresh Debian 12 machine for autoopt, build it, and run either the
+# demonstration or the whole test suite.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# usage: ./quickstart.sh demo | test | build   [--no-install] [--werror]
+#   demo    install, build, run the ring and SOR examples natively and under autoopt
+#   test    install, build, run the whole test suite (ctest)
+#   build   install and build only
+# Environment: BUILD_DIR (default ./build), JOBS (default: number of cores).
+set -euo pipefail
+
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+what=${1:-}
+case "$what" in
+demo|test|build) shift ;;
+-h|--help) usage; exit 0 ;;
+*) echo "quickstart.sh: expected 'demo', 'test' or 'build' as the first argument (see --help)" >&2; exit 2 ;;
+esac
+install=1 werror=OFF
+for a in "$@"; do
+    case "$a" in
+    --no-install) install=0 ;;
+    --werror) werror=ON ;;
+    *) echo "quickstart.sh: unknown option '$a' (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD_DIR:-$here/build}
+jobs=${JOBS:-$(nproc)}
+
+# Every Debian package autoopt needs to build, test and measure itself.
+packages=(build-essential cmake pkg-config python3 gfortran
+          mpich libmpich-dev libsigsegv-dev libunwind-dev uthash-dev check
+          iproute2 procps scalapack-mpi-test netpipe-mpich2)
+
+if [ "$install" = 1 ]; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+    echo "== installing Debian packages: ${packages[*]}"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${packages[@]}"
+fi
+
+echo "== building in $build"
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOOPT_WERROR=$werror
+cmake --build "$build" -j "$jobs"
+
+case "$what" in
+build) ;;
+test)
+    echo "== running the test suite"
+    cd "$build"
+    ctest --output-on-failure --timeout 600 ;;
+demo)
+    exec "$build/bin/autoopt-demo" ;;
+esac

@@ -1,0 +1,136 @@
+/*
+ * aot.h: autoopt's internal glue -- configuration, logging, statistics, the per-thread call
+ * state and the subsystem interfaces that intercept/ dispatches to.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Not installed.  Everything declared here is hidden (-fvisibility=hidden); only MPI entry
+ * points and the API in autoopt.h are exported from libautoopt.so.
+ */
+#ifndef AOT_H_INCLUDED
+#define AOT_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#include "aot_config.h"
+
+/* ---------------------------------------------------------------- run-time state */
+
+/* Set once MPI_Init has succeeded and autoopt is active (not AUTOOPT_DISABLE=1). */
+extern int aot_active;
+/* The configuration read in MPI_Init; constant afterwards. */
+extern struct aot_config aot_cfg;
+/* MPI_COMM_WORLD rank and size, valid after MPI_Init. */
+extern int aot_world_rank, aot_world_size;
+/* Thread level the program obtained. */
+extern int aot_thread_level;
+
+/* Per-thread call state.  depth > 0 while autoopt runs inside an intercepted call: any MPI call
+ * made then is autoopt's own and goes straight to PMPI (wrappers test this first).  site_file
+ * and site_line hold the exact call site when the program was built with autoopt-mpicc. */
+struct aot_tls {
+    int depth;
+    int site_line;
+    const char *site_file;
+    const void *caller;      /* return address into the program of a routed call */
+    double t_enter;          /* statistics timing of the current call */
+};
+/* initial-exec: libautoopt.so is loaded at start-up (LD_PRELOAD or linked), so its TLS sits in
+ * the static block and each access is one %fs-relative load, not a __tls_get_addr call. */
+extern __thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------- logging */
+
+/* aot_log(level, fmt, ...): one line to stderr, "autoopt[rank]: ...", when
+ * AUTOOPT_VERBOSE >= level.  Level 0 is always printed (errors). */
+void aot_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define AOT_LOG(level, ...) \
+    do { if (__builtin_expect(aot_cfg.verbose >= (level), 0)) aot_log((level), __VA_ARGS__); } while (0)
+
+/* ---------------------------------------------------------------- statistics */
+
+/* Reasons a call went straight to PMPI instead of being optimized. */
+#define AOT_PASS_REASONS(X) \
+    X(DISABLED,        "subsystem switched off") \
+    X(THREAD_LEVEL,    "thread level forbids it") \
+    X(BELOW_MIN,       "message below AUTOOPT_CONVERT_MIN") \
+    X(STACK,           "buffer on a thread's stack") \
+    X(GUARD_CAP,       "guarded-range cap reached") \
+    X(ERRHANDLER,      "communicator error handler is not MPI_ERRORS_ARE_FATAL") \
+    X(WILDCARD_STATUS, "wildcard receive whose status is read") \
+    X(INTERCOMM,       "intercommunicator") \
+    X(DATATYPE,        "datatype not supported") \
+    X(TOUCHED_AT_ONCE, "call site learned to touch its buffer at once") \
+    X(PROC_NULL,       "MPI_PROC_NULL peer") \
+    X(UNSAFE,          "cannot be converted safely") \
+    X(RESTRICTION,     "algorithm restriction rejected the call") \
+    X(NO_SUBSYSTEM,    "no optimization for this call")
+
+enum aot_pass_reason {
+#define AOT_X(name, text) AOT_PASS_##name,
+    AOT_PASS_REASONS(AOT_X)
+#undef AOT_X
+    AOT_PASS_NREASONS
+};
+
+/* Named counters: a subsystem registers them at init (all ranks in the same order, so the
+ * finalize reduction lines up) and bumps them on the fast path.  Group examples: "paging",
+ * "chains", "coll.allreduce".  Returns an id, or -1 when the table is full. */
+int aot_stats_register(const char *group, const char *name);
+void aot_stats_add(int id, uint64_t n);
+/* Count one call that passed through, with its reason, against function id fn. */
+void aot_stats_pass(int fn, enum aot_pass_reason reason);
+/* Count one call that a subsystem optimized (converted, chained, routed to an algorithm). */
+void aot_stats_optimized(int fn);
+
+/* ---------------------------------------------------------------- trace hook */
+
+/* Trace events (the writer belongs to chains/, see docs/trace-format.md).  Subsystems call
+ * aot_trace(); it does nothing unless AUTOOPT_TRACE is set and a writer was installed. */
+enum aot_trace_kind {
+    AOT_TR_CALL, AOT_TR_CONVERT, AOT_TR_PASS, AOT_TR_GUARD, AOT_TR_FAULT, AOT_TR_WAIT,
+    AOT_TR_CHAIN_LEARN, AOT_TR_CHAIN_CONFIRM, AOT_TR_CHAIN_START, AOT_TR_CHAIN_END,
+    AOT_TR_CHAIN_BREAK, AOT_TR_COLL_ALG
+};
+typedef void (*aot_trace_fn)(enum aot_trace_kind kind, int fn, uint64_t a, uint64_t b,
+                             const char *text);
+extern aot_trace_fn aot_trace_writer;
+static inline void aot_trace(enum aot_trace_kind kind, int fn, uint64_t a, uint64_t b,
+                             const char *text)
+{
+    if (__builtin_expect(aot_trace_writer != NULL, 0))
+        aot_trace_writer(kind, fn, a, b, text);
+}
+
+/* ---------------------------------------------------------------- enter / leave hooks */
+
+/* Nonzero while some subsystem needs to run around every progress-capable MPI call (pending
+ * converted requests, statistics timing).  The wrappers test only this word on the fast path. */
+extern volatile int aot_hooks_armed;
+void aot_enter_slow(int fn);
+void aot_leave_slow(int fn);
+
+/* Function ids of the wrapped MPI entry points (generated: AOT_FN_MPI_Send, ..., AOT_FN_COUNT)
+ * and their names. */
+#include "aot_functions.h"
+extern const char *const aot_function_names[AOT_FN_COUNT];
+extern uint64_t aot_calls[AOT_FN_COUNT];
+
+/* Bits of aot_hooks_armed owned by src/ (subsystems define their own, e.g. AOT_ARM_PAGING 1). */
+#define AOT_ARM_TIMING 0x100
+
+static inline void aot_count_call(int fn)
+{
+    __atomic_fetch_add(&aot_calls[fn], 1, __ATOMIC_RELAXED);
+}
+
+/* Start-up and shutdown (src/runtime.c), called by the MPI_Init, MPI_Init_thread and MPI_Finalize wrappers. */
+int aot_runtime_start(int provided);
+void aot_runtime_finish(void);
+/* Statistics (src/stats.c). */
+void aot_stats_start(void);
+void aot_stats_report(void);
+double aot_now(void);
+
+#endif /* AOT_H_INCLUDED */

@@ -1,0 +1,71 @@
+/*
+ * aot_config.h: the AUTOOPT_* environment variables, parsed once in MPI_Init.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The parser is pure (no MPI, no global state): it reads variables through a lookup function,
+ * so the unit tests feed it any environment they like.
+ */
+#ifndef AOT_CONFIG_H_INCLUDED
+#define AOT_CONFIG_H_INCLUDED
+
+#include <stddef.h>
+
+/* The collectives that autoopt can route through its own algorithms; AUTOOPT_<NAME> forces one. */
+#define AOT_COLLECTIVES(X) \
+    X(ALLREDUCE, allreduce) X(BCAST, bcast) X(REDUCE, reduce) X(ALLGATHER, allgather) \
+    X(ALLGATHERV, allgatherv) X(ALLTOALL, alltoall) X(ALLTOALLV, alltoallv) X(BARRIER, barrier)
+
+enum aot_coll_kind {
+#define AOT_X(upper, lower) AOT_COLL_##upper,
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+    AOT_COLL_NKINDS
+};
+
+struct aot_config {
+    int disable;             /* AUTOOPT_DISABLE: pure pass-through */
+    int verbose;             /* AUTOOPT_VERBOSE 0..3 */
+    int stats;               /* AUTOOPT_STATS: 0 off, 1 on (text summary, or JSON to stats_path) */
+    const char *stats_path;  /*   NULL: print text from rank 0; else JSON file path */
+    /* paging (asynchronous conversion) */
+    int convert;             /* AUTOOPT_CONVERT 0/1 */
+    size_t convert_min;      /* AUTOOPT_CONVERT_MIN bytes */
+    int max_guards;          /* AUTOOPT_MAX_GUARDS guarded ranges */
+    int learn_touch;         /* AUTOOPT_LEARN_TOUCH immediate faults before a site passes through */
+    /* chains */
+    int chains;              /* AUTOOPT_CHAINS 0/1 */
+    int chain_confirm;       /* AUTOOPT_CHAIN_CONFIRM repetitions */
+    int chain_verify;        /* AUTOOPT_CHAIN_VERIFY 0/1 */
+    int chain_max_breaks;    /* AUTOOPT_CHAIN_MAX_BREAKS */
+    int site_depth;          /* AUTOOPT_SITE_DEPTH frames */
+    const char *trace_dir;   /* AUTOOPT_TRACE directory, NULL off */
+    /* collectives */
+    int collectives;         /* AUTOOPT_COLLECTIVES 0/1 */
+    int reproducible;        /* AUTOOPT_REPRODUCIBLE 0/1 */
+    const char *tuning_path; /* AUTOOPT_TUNING file, NULL off */
+    const char *coll_force[AOT_COLL_NKINDS]; /* AUTOOPT_ALLREDUCE=name[:param=value] ... */
+};
+
+/* Returns the value of a variable or NULL (getenv in production). */
+typedef const char *(*aot_env_lookup)(const char *name, void *arg);
+
+/* Fills *cfg from the environment.  Returns 0, or -1 with a one-line message in err such as
+ * "AUTOOPT_VERBOSE=loud: expected an integer 0..3" (without the "autoopt: " prefix). */
+int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
+                     char *err, size_t errlen);
+
+/* Checks a list of "NAME=value" strings (environ) for AUTOOPT_* names that are not known.
+ * Returns the first unknown name's entry, or NULL. */
+const char *aot_config_unknown(char *const *env);
+
+/* The table behind the parser, for documentation and tools. */
+struct aot_config_var {
+    const char *name;
+    const char *values;      /* e.g. "0..3", "bytes (K, M, G suffixes)" */
+    const char *dflt;
+    const char *help;
+};
+extern const struct aot_config_var aot_config_vars[];
+extern const size_t aot_config_nvars;
+
+#endif /* AOT_CONFIG_H_INCLUDED */

@@ -1,0 +1,204 @@
+/*
+ * config.c: parsing of the AUTOOPT_* environment variables.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Pure: no MPI and no global state, so tests/unit/test_config.c can exercise every variable
+ * with good and bad values.  Every error is one line naming the variable and what was expected,
+ * MPICH's convention for a bad CVAR.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aot_config.h"
+
+/* Default threshold below which point-to-point calls are not converted: see docs/paging.md
+ * for the measurement behind it. */
+#define AOT_DEFAULT_CONVERT_MIN 65536
+
+const struct aot_config_var aot_config_vars[] = {
+    {"AUTOOPT_DISABLE", "0|1", "0", "1: pure pass-through, every call goes straight to PMPI"},
+    {"AUTOOPT_VERBOSE", "0..3", "0", "logging to stderr, each line tagged with the rank"},
+    {"AUTOOPT_STATS", "0|1|path.json", "0",
+     "1: job summary from rank 0 at MPI_Finalize; a path: the same data as JSON"},
+    {"AUTOOPT_CONVERT", "0|1", "1", "asynchronous conversion of blocking point-to-point calls"},
+    {"AUTOOPT_CONVERT_MIN", "bytes (K, M, G suffixes)", "64K",
+     "messages below this size are not converted"},
+    {"AUTOOPT_MAX_GUARDS", "1..1000000", "16384", "cap on guarded ranges (vm.max_map_count)"},
+    {"AUTOOPT_LEARN_TOUCH", "0..1000", "3",
+     "immediate touches after which a call site is no longer converted (0: never learn)"},
+    {"AUTOOPT_CHAINS", "0|1", "1", "chain detection and guard-free chain mode"},
+    {"AUTOOPT_CHAIN_CONFIRM", "1..1000", "3", "identical repetitions that confirm a chain"},
+    {"AUTOOPT_CHAIN_VERIFY", "0|1", "0", "keep guards in chain mode and report missed accesses"},
+    {"AUTOOPT_CHAIN_MAX_BREAKS", "0..1000", "3", "breaks after which a chain is no longer used"},
+    {"AUTOOPT_SITE_DEPTH", "1..16", "1", "stack frames outside MPI that make a call site"},
+    {"AUTOOPT_TRACE", "directory", "(off)", "write one trace per rank into this directory"},
+    {"AUTOOPT_COLLECTIVES", "0|1", "1", "route collectives through autoopt's algorithms"},
+    {"AUTOOPT_REPRODUCIBLE", "0|1", "0", "only reductions with a fixed order of operations"},
+    {"AUTOOPT_TUNING", "path", "(none)", "tuning file with the decision for each collective"},
+#define AOT_X(upper, lower) \
+    {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm"},
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+};
+const size_t aot_config_nvars = sizeof(aot_config_vars) / sizeof(aot_config_vars[0]);
+
+/* Variables read by the measuring tools, not by the library; known so they are not reported. */
+static const char *const aot_tool_vars[] = {"AUTOOPT_YIELD_SPINS", "AUTOOPT_BUILD", "AUTOOPT_MPICC",
+                                          "AUTOOPT_MPICXX", NULL};
+
+struct aot_parser {
+    aot_env_lookup lookup;
+    void *arg;
+    char *err;
+    size_t errlen;
+    int failed;
+};
+
+static const char *aot_get(struct aot_parser *p, const char *name)
+{
+    const char *v = p->lookup(name, p->arg);
+    return (v && *v) ? v : NULL;
+}
+
+static void aot_fail(struct aot_parser *p, const char *name, const char *value, const char *what)
+{
+    if (p->failed)
+        return;          /* report the first problem only */
+    p->failed = 1;
+    snprintf(p->err, p->errlen, "%s=%s: expected %s", name, value, what);
+}
+
+static void aot_parse_int(struct aot_parser *p, const char *name, int *out, int dflt,
+                          long lo, long hi)
+{
+    const char *v = aot_get(p, name);
+    char *end;
+    long x;
+
+    *out = dflt;
+    if (!v)
+        return;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || end == v || *end != '\0' || x < lo || x > hi) {
+        char what[64];
+        if (hi == 1 && lo == 0)
+            snprintf(what, sizeof(what), "0 or 1");
+        else
+            snprintf(what, sizeof(what), "an integer %ld..%ld", lo, hi);
+        aot_fail(p, name, v, what);
+        return;
+    }
+    *out = (int) x;
+}
+
+static void aot_parse_bytes(struct aot_parser *p, const char *name, size_t *out, size_t dflt)
+{
+    const char *v = aot_get(p, name);
+    char *end;
+    unsigned long long x, mult = 1;
+
+    *out = dflt;
+    if (!v)
+        return;
+    errno = 0;
+    if (v[0] == '-')
+        goto bad;
+    x = strtoull(v, &end, 10);
+    if (errno || end == v)
+        goto bad;
+    switch (*end) {
+    case 'k': case 'K': mult = 1ULL << 10; end++; break;
+    case 'm': case 'M': mult = 1ULL << 20; end++; break;
+    case 'g': case 'G': mult = 1ULL << 30; end++; break;
+    default: break;
+    }
+    if ((*end == 'i' || *end == 'B') && mult > 1)
+        end += (end[0] == 'i' && end[1] == 'B') ? 2 : 1;   /* 64KiB, 64KB */
+    if (*end != '\0' || x > SIZE_MAX / mult)
+        goto bad;
+    *out = (size_t) (x * mult);
+    return;
+bad:
+    aot_fail(p, name, v, "a byte count such as 4096, 64K or 1M");
+}
+
+static const char *aot_parse_string(struct aot_parser *p, const char *name)
+{
+    return aot_get(p, name);
+}
+
+int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
+                     char *err, size_t errlen)
+{
+    struct aot_parser p = {lookup, arg, err, errlen, 0};
+    const char *stats;
+
+    memset(cfg, 0, sizeof(*cfg));
+    if (errlen)
+        err[0] = '\0';
+
+    aot_parse_int(&p, "AUTOOPT_DISABLE", &cfg->disable, 0, 0, 1);
+    aot_parse_int(&p, "AUTOOPT_VERBOSE", &cfg->verbose, 0, 0, 3);
+
+    stats = aot_parse_string(&p, "AUTOOPT_STATS");
+    if (stats && strcmp(stats, "0") == 0) {
+        cfg->stats = 0;
+    } else if (stats && strcmp(stats, "1") == 0) {
+        cfg->stats = 1;
+    } else if (stats) {
+        size_t n = strlen(stats);
+        if (n < 6 || strcmp(stats + n - 5, ".json") != 0)
+            aot_fail(&p, "AUTOOPT_STATS", stats, "0, 1 or a file name ending in .json");
+        else {
+            cfg->stats = 1;
+            cfg->stats_path = stats;
+        }
+    }
+
+    aot_parse_int(&p, "AUTOOPT_CONVERT", &cfg->convert, 1, 0, 1);
+    aot_parse_bytes(&p, "AUTOOPT_CONVERT_MIN", &cfg->convert_min, AOT_DEFAULT_CONVERT_MIN);
+    aot_parse_int(&p, "AUTOOPT_MAX_GUARDS", &cfg->max_guards, 16384, 1, 1000000);
+    aot_parse_int(&p, "AUTOOPT_LEARN_TOUCH", &cfg->learn_touch, 3, 0, 1000);
+
+    aot_parse_int(&p, "AUTOOPT_CHAINS", &cfg->chains, 1, 0, 1);
+    aot_parse_int(&p, "AUTOOPT_CHAIN_CONFIRM", &cfg->chain_confirm, 3, 1, 1000);
+    aot_parse_int(&p, "AUTOOPT_CHAIN_VERIFY", &cfg->chain_verify, 0, 0, 1);
+    aot_parse_int(&p, "AUTOOPT_CHAIN_MAX_BREAKS", &cfg->chain_max_breaks, 3, 0, 1000);
+    aot_parse_int(&p, "AUTOOPT_SITE_DEPTH", &cfg->site_depth, 1, 1, 16);
+    cfg->trace_dir = aot_parse_string(&p, "AUTOOPT_TRACE");
+
+    aot_parse_int(&p, "AUTOOPT_COLLECTIVES", &cfg->collectives, 1, 0, 1);
+    aot_parse_int(&p, "AUTOOPT_REPRODUCIBLE", &cfg->reproducible, 0, 0, 1);
+    cfg->tuning_path = aot_parse_string(&p, "AUTOOPT_TUNING");
+#define AOT_X(upper, lower) \
+    cfg->coll_force[AOT_COLL_##upper] = aot_parse_string(&p, "AUTOOPT_" #upper);
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+
+    return p.failed ? -1 : 0;
+}
+
+const char *aot_config_unknown(char *const *env)
+{
+    for (; env && *env; env++) {
+        const char *e = *env, *eq = strchr(e, '=');
+        size_t n = eq ? (size_t) (eq - e) : strlen(e);
+        int known = 0;
+
+        if (strncmp(e, "AUTOOPT_", 8) != 0)
+            continue;
+        for (size_t i = 0; i < aot_config_nvars && !known; i++)
+            known = strlen(aot_config_vars[i].name) == n &&
+                    strncmp(aot_config_vars[i].name, e, n) == 0;
+        for (size_t i = 0; aot_tool_vars[i] && !known; i++)
+            known = strlen(aot_tool_vars[i]) == n && strncmp(aot_tool_vars[i], e, n) == 0;
+        if (!known)
+            return e;
+    }
+    return NULL;
+}

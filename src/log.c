@@ -1,0 +1,32 @@
+/*
+ * log.c: one-line diagnostics on stderr, each tagged with the MPI_COMM_WORLD rank.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "aot.h"
+
+void aot_log(int level, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    int n;
+
+    (void) level;
+    if (aot_world_rank >= 0)
+        n = snprintf(line, sizeof(line), "autoopt[%d]: ", aot_world_rank);
+    else
+        n = snprintf(line, sizeof(line), "autoopt: ");
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof(line) - (size_t) n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int) sizeof(line) - 2)
+        n = (int) sizeof(line) - 2;
+    line[n++] = '\n';
+    /* One write() per line, so lines of different ranks do not interleave mid-line. */
+    if (write(STDERR_FILENO, line, (size_t) n) < 0) {
+        /* nothing sensible to do when stderr is gone */
+    }
+}

@@ -1,0 +1,179 @@
+/*
+ * runtime.c: start-up and shutdown of autoopt inside MPI_Init and MPI_Finalize, the thread-level
+ * policy, and the slow halves of the enter/leave hooks.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Nothing runs in a constructor: mpiexec itself inherits LD_PRELOAD, and a process that never
+ * calls MPI_Init must see no output and no work from autoopt.
+ *
+ * Thread levels (documented in the README):
+ *   MPI_THREAD_SINGLE      everything on.
+ *   FUNNELED, SERIALIZED   conversion and chains off: a guarded page could be touched by a thread
+ *                          that may not call MPI, and the fault handler would have to wait there.
+ *                          Collectives stay on: they run in the thread that calls MPI.
+ *   MPI_THREAD_MULTIPLE    conversion, chains and collectives off; only statistics remain.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aot.h"
+#ifdef AOT_HAVE_PAGING
+#include "aot_paging.h"
+#endif
+#ifdef AOT_HAVE_CHAINS
+#include "aot_chains.h"
+#endif
+#ifdef AOT_HAVE_COLLECTIVES
+#include "aot_coll.h"
+#endif
+
+extern char **environ;
+
+int aot_active;
+struct aot_config aot_cfg;
+int aot_world_rank = -1, aot_world_size;
+int aot_thread_level = MPI_THREAD_SINGLE;
+__thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
+volatile int aot_hooks_armed;
+aot_trace_fn aot_trace_writer;
+
+void aot_stats_time_enter(void);
+void aot_stats_time_leave(int fn);
+
+void aot_enter_slow(int fn)
+{
+    int armed = aot_hooks_armed;
+#ifdef AOT_HAVE_PAGING
+    if (armed & AOT_ARM_PAGING)
+        aot_paging_enter(fn);
+#endif
+    if (armed & AOT_ARM_TIMING)
+        aot_stats_time_enter();
+    (void) fn;
+}
+
+void aot_leave_slow(int fn)
+{
+    int armed = aot_hooks_armed;
+    if (armed & AOT_ARM_TIMING)
+        aot_stats_time_leave(fn);
+#ifdef AOT_HAVE_PAGING
+    if (armed & AOT_ARM_PAGING)
+        aot_paging_leave(fn);
+#endif
+}
+
+static const char *aot_env_get(const char *name, void *arg)
+{
+    (void) arg;
+    return getenv(name);
+}
+
+/* A bad setting: every rank stops with a non-zero exit status and rank 0 prints the one line
+ * (all ranks read the same environment, so all reach this point). */
+static int aot_fail_init(const char *msg)
+{
+    if (aot_world_rank <= 0) {
+        char line[1200];
+        int n = snprintf(line, sizeof(line), "autoopt: %s\n", msg);
+        if (write(STDERR_FILENO, line, (size_t) n) < 0) {
+            /* nothing to do */
+        }
+    }
+    PMPI_Finalize();
+    exit(1);
+}
+
+int aot_runtime_start(int provided)
+{
+    char err[1024];
+    const char *unknown;
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &aot_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &aot_world_size);
+    aot_thread_level = provided;
+
+    if (aot_config_parse(&aot_cfg, aot_env_get, NULL, err, sizeof(err)) != 0)
+        return aot_fail_init(err);
+    if (aot_cfg.disable)
+        return MPI_SUCCESS;                 /* pure pass-through: aot_active stays 0 */
+    unknown = aot_config_unknown(environ);
+    if (unknown && aot_world_rank == 0)
+        aot_log(0, "warning: %s: unknown variable, ignored (see the README for the list)",
+                unknown);
+
+    if (provided > MPI_THREAD_SINGLE) {
+        if (aot_cfg.convert || aot_cfg.chains)
+            AOT_LOG(1, "thread level %d: asynchronous conversion and chains are off", provided);
+        aot_cfg.convert = 0;
+        aot_cfg.chains = 0;
+    }
+    if (provided == MPI_THREAD_MULTIPLE) {
+        AOT_LOG(1, "MPI_THREAD_MULTIPLE: collectives go to MPI's own algorithms");
+        aot_cfg.collectives = 0;
+    }
+
+#ifdef AOT_HAVE_COLLECTIVES
+    if (aot_cfg.collectives && aot_coll_init(err, sizeof(err)) != 0)
+        return aot_fail_init(err);
+#else
+    aot_cfg.collectives = 0;
+#endif
+#ifdef AOT_HAVE_PAGING
+    if (aot_cfg.convert && aot_paging_init(err, sizeof(err)) != 0)
+        return aot_fail_init(err);
+#else
+    aot_cfg.convert = 0;
+#endif
+#ifdef AOT_HAVE_CHAINS
+    if (aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0)
+        return aot_fail_init(err);
+#else
+    aot_cfg.chains = 0;
+#endif
+    if (provided < MPI_THREAD_MULTIPLE)
+        aot_stats_start();      /* counts always; timing needs calls that do not overlap */
+    AOT_LOG(1, "active: conversion %s (min %zu B), chains %s, collectives %s, thread level %d",
+            aot_cfg.convert ? "on" : "off", aot_cfg.convert_min, aot_cfg.chains ? "on" : "off",
+            aot_cfg.collectives ? "on" : "off", provided);
+    aot_active = 1;
+    return MPI_SUCCESS;
+}
+
+void aot_runtime_finish(void)
+{
+    if (!aot_active)
+        return;
+    aot_tls.depth = 1;          /* everything from here on is autoopt's own MPI traffic */
+#ifdef AOT_HAVE_CHAINS
+    if (aot_cfg.chains)
+        aot_chains_finalize();
+#endif
+#ifdef AOT_HAVE_PAGING
+    if (aot_cfg.convert)
+        aot_paging_finalize();
+#endif
+    aot_hooks_armed = 0;
+    aot_stats_report();
+#ifdef AOT_HAVE_COLLECTIVES
+    if (aot_cfg.collectives)
+        aot_coll_finalize();
+#endif
+    aot_active = 0;
+    aot_tls.depth = 0;
+}
+
+/* The public API (src/include/autoopt.h). */
+#include "autoopt.h"
+
+__attribute__((visibility("default"))) const char *autoopt_version(void)
+{
+    return AOT_VERSION_STRING;
+}
+
+__attribute__((visibility("default"))) int autoopt_active(void)
+{
+    return aot_active;
+}

@@ -1,0 +1,208 @@
+/*
+ * test_config.c: every AUTOOPT_* variable with good and bad values.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aot_config.h"
+
+/* A fake environment: NULL-terminated "NAME=value" list. */
+static const char *fake_lookup(const char *name, void *arg)
+{
+    const char *const *env = arg;
+    size_t n = strlen(name);
+    for (; *env; env++)
+        if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+            return *env + n + 1;
+    return NULL;
+}
+
+static int parse(struct aot_config *cfg, char *err, const char **env)
+{
+    return aot_config_parse(cfg, fake_lookup, (void *) env, err, 256);
+}
+
+START_TEST(test_defaults)
+{
+    const char *env[] = {NULL};
+    struct aot_config c;
+    char err[256];
+    ck_assert_int_eq(parse(&c, err, env), 0);
+    ck_assert_int_eq(c.disable, 0);
+    ck_assert_int_eq(c.verbose, 0);
+    ck_assert_int_eq(c.stats, 0);
+    ck_assert_ptr_null(c.stats_path);
+    ck_assert_int_eq(c.convert, 1);
+    ck_assert_uint_eq(c.convert_min, 65536);
+    ck_assert_int_eq(c.max_guards, 16384);
+    ck_assert_int_eq(c.learn_touch, 3);
+    ck_assert_int_eq(c.chains, 1);
+    ck_assert_int_eq(c.chain_confirm, 3);
+    ck_assert_int_eq(c.chain_verify, 0);
+    ck_assert_int_eq(c.chain_max_breaks, 3);
+    ck_assert_int_eq(c.site_depth, 1);
+    ck_assert_ptr_null(c.trace_dir);
+    ck_assert_int_eq(c.collectives, 1);
+    ck_assert_int_eq(c.reproducible, 0);
+    ck_assert_ptr_null(c.tuning_path);
+    for (int i = 0; i < AOT_COLL_NKINDS; i++)
+        ck_assert_ptr_null(c.coll_force[i]);
+}
+END_TEST
+
+START_TEST(test_good_values)
+{
+    const char *env[] = {"AUTOOPT_DISABLE=1", "AUTOOPT_VERBOSE=3", "AUTOOPT_STATS=out.json",
+                         "AUTOOPT_CONVERT=0", "AUTOOPT_CONVERT_MIN=64K", "AUTOOPT_MAX_GUARDS=7",
+                         "AUTOOPT_LEARN_TOUCH=0", "AUTOOPT_CHAINS=0", "AUTOOPT_CHAIN_CONFIRM=5",
+                         "AUTOOPT_CHAIN_VERIFY=1", "AUTOOPT_CHAIN_MAX_BREAKS=9",
+                         "AUTOOPT_SITE_DEPTH=4", "AUTOOPT_TRACE=/tmp/t", "AUTOOPT_COLLECTIVES=0",
+                         "AUTOOPT_REPRODUCIBLE=1", "AUTOOPT_TUNING=tune.txt",
+                         "AUTOOPT_ALLREDUCE=ring", "AUTOOPT_ALLTOALL=ring_n_barriers:n=3", NULL};
+    struct aot_config c;
+    char err[256];
+    ck_assert_int_eq(parse(&c, err, env), 0);
+    ck_assert_int_eq(c.disable, 1);
+    ck_assert_int_eq(c.verbose, 3);
+    ck_assert_int_eq(c.stats, 1);
+    ck_assert_str_eq(c.stats_path, "out.json");
+    ck_assert_int_eq(c.convert, 0);
+    ck_assert_uint_eq(c.convert_min, 65536);
+    ck_assert_int_eq(c.max_guards, 7);
+    ck_assert_int_eq(c.learn_touch, 0);
+    ck_assert_int_eq(c.chains, 0);
+    ck_assert_int_eq(c.chain_confirm, 5);
+    ck_assert_int_eq(c.chain_verify, 1);
+    ck_assert_int_eq(c.chain_max_breaks, 9);
+    ck_assert_int_eq(c.site_depth, 4);
+    ck_assert_str_eq(c.trace_dir, "/tmp/t");
+    ck_assert_int_eq(c.collectives, 0);
+    ck_assert_int_eq(c.reproducible, 1);
+    ck_assert_str_eq(c.tuning_path, "tune.txt");
+    ck_assert_str_eq(c.coll_force[AOT_COLL_ALLREDUCE], "ring");
+    ck_assert_str_eq(c.coll_force[AOT_COLL_ALLTOALL], "ring_n_barriers:n=3");
+    ck_assert_ptr_null(c.coll_force[AOT_COLL_BCAST]);
+}
+END_TEST
+
+START_TEST(test_byte_suffixes)
+{
+    static const struct { const char *v; size_t bytes; } cases[] = {
+        {"AUTOOPT_CONVERT_MIN=0", 0}, {"AUTOOPT_CONVERT_MIN=4096", 4096},
+        {"AUTOOPT_CONVERT_MIN=1k", 1024}, {"AUTOOPT_CONVERT_MIN=2M", 2u << 20},
+        {"AUTOOPT_CONVERT_MIN=1G", 1u << 30}, {"AUTOOPT_CONVERT_MIN=64KiB", 65536},
+        {"AUTOOPT_CONVERT_MIN=64KB", 65536},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *env[] = {cases[i].v, NULL};
+        struct aot_config c;
+        char err[256];
+        ck_assert_int_eq(parse(&c, err, env), 0);
+        ck_assert_uint_eq(c.convert_min, cases[i].bytes);
+    }
+}
+END_TEST
+
+/* Each bad value must fail with exactly this one-line message. */
+static const struct { const char *env, *msg; } bad_cases[] = {
+    {"AUTOOPT_VERBOSE=loud", "AUTOOPT_VERBOSE=loud: expected an integer 0..3"},
+    {"AUTOOPT_VERBOSE=4", "AUTOOPT_VERBOSE=4: expected an integer 0..3"},
+    {"AUTOOPT_VERBOSE=-1", "AUTOOPT_VERBOSE=-1: expected an integer 0..3"},
+    {"AUTOOPT_DISABLE=yes", "AUTOOPT_DISABLE=yes: expected 0 or 1"},
+    {"AUTOOPT_DISABLE=2", "AUTOOPT_DISABLE=2: expected 0 or 1"},
+    {"AUTOOPT_STATS=yes", "AUTOOPT_STATS=yes: expected 0, 1 or a file name ending in .json"},
+    {"AUTOOPT_STATS=2", "AUTOOPT_STATS=2: expected 0, 1 or a file name ending in .json"},
+    {"AUTOOPT_CONVERT=on", "AUTOOPT_CONVERT=on: expected 0 or 1"},
+    {"AUTOOPT_CONVERT_MIN=-5", "AUTOOPT_CONVERT_MIN=-5: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_CONVERT_MIN=12X", "AUTOOPT_CONVERT_MIN=12X: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_CONVERT_MIN=K", "AUTOOPT_CONVERT_MIN=K: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_MAX_GUARDS=0", "AUTOOPT_MAX_GUARDS=0: expected an integer 1..1000000"},
+    {"AUTOOPT_LEARN_TOUCH=x", "AUTOOPT_LEARN_TOUCH=x: expected an integer 0..1000"},
+    {"AUTOOPT_CHAINS=2", "AUTOOPT_CHAINS=2: expected 0 or 1"},
+    {"AUTOOPT_CHAIN_CONFIRM=0", "AUTOOPT_CHAIN_CONFIRM=0: expected an integer 1..1000"},
+    {"AUTOOPT_CHAIN_VERIFY=true", "AUTOOPT_CHAIN_VERIFY=true: expected 0 or 1"},
+    {"AUTOOPT_CHAIN_MAX_BREAKS=1001", "AUTOOPT_CHAIN_MAX_BREAKS=1001: expected an integer 0..1000"},
+    {"AUTOOPT_SITE_DEPTH=17", "AUTOOPT_SITE_DEPTH=17: expected an integer 1..16"},
+    {"AUTOOPT_COLLECTIVES=off", "AUTOOPT_COLLECTIVES=off: expected 0 or 1"},
+    {"AUTOOPT_REPRODUCIBLE=3", "AUTOOPT_REPRODUCIBLE=3: expected 0 or 1"},
+};
+
+START_TEST(test_bad_value)
+{
+    const char *env[] = {bad_cases[_i].env, NULL};
+    struct aot_config c;
+    char err[256];
+    ck_assert_int_eq(parse(&c, err, env), -1);
+    ck_assert_str_eq(err, bad_cases[_i].msg);
+}
+END_TEST
+
+START_TEST(test_first_error_wins)
+{
+    const char *env[] = {"AUTOOPT_VERBOSE=9", "AUTOOPT_CHAINS=7", NULL};
+    struct aot_config c;
+    char err[256];
+    ck_assert_int_eq(parse(&c, err, env), -1);
+    ck_assert_str_eq(err, "AUTOOPT_VERBOSE=9: expected an integer 0..3");
+}
+END_TEST
+
+START_TEST(test_empty_is_unset)
+{
+    const char *env[] = {"AUTOOPT_VERBOSE=", "AUTOOPT_TUNING=", NULL};
+    struct aot_config c;
+    char err[256];
+    ck_assert_int_eq(parse(&c, err, env), 0);
+    ck_assert_int_eq(c.verbose, 0);
+    ck_assert_ptr_null(c.tuning_path);
+}
+END_TEST
+
+START_TEST(test_unknown_names)
+{
+    char *good[] = {"PATH=/bin", "AUTOOPT_STATS=1", "AUTOOPT_YIELD_SPINS=5", "AUTOOPT_BCAST=linear", NULL};
+    char *bad[] = {"AUTOOPT_STATS=1", "AUTOOPT_STAT=1", NULL};
+    char *prefix[] = {"AUTOOPT_STATSX=1", NULL};
+    ck_assert_ptr_null(aot_config_unknown(good));
+    ck_assert_str_eq(aot_config_unknown(bad), "AUTOOPT_STAT=1");
+    ck_assert_str_eq(aot_config_unknown(prefix), "AUTOOPT_STATSX=1");
+}
+END_TEST
+
+START_TEST(test_table_documents_every_variable)
+{
+    /* Every variable in the table has values, a default and a help text for the README. */
+    ck_assert_uint_ge(aot_config_nvars, 24);
+    for (size_t i = 0; i < aot_config_nvars; i++) {
+        ck_assert_int_eq(strncmp(aot_config_vars[i].name, "AUTOOPT_", 8), 0);
+        ck_assert(aot_config_vars[i].values && *aot_config_vars[i].values);
+        ck_assert(aot_config_vars[i].dflt && *aot_config_vars[i].dflt);
+        ck_assert(aot_config_vars[i].help && *aot_config_vars[i].help);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("parse");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_good_values);
+    tcase_add_test(tc, test_byte_suffixes);
+    tcase_add_loop_test(tc, test_bad_value, 0, (int) (sizeof(bad_cases) / sizeof(bad_cases[0])));
+    tcase_add_test(tc, test_first_error_wins);
+    tcase_add_test(tc, test_empty_is_unset);
+    tcase_add_test(tc, test_unknown_names);
+    tcase_add_test(tc, test_table_documents_every_variable);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
