@@ -106,9 +106,16 @@ int main(int argc, char **argv)
         PMPI_Allgatherv(s, cnt[rank], MPI_INT, ref, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
         same_ints(r, ref, off, "allgatherv");
 
+        /* alltoallv: rank i sends c(i,j) = (i + j + n) % (n + 1) elements to rank j; c is
+         * symmetric, so what j expects from i is the same number. */
+        off = 0;
+        for (int j = 0; j < size; j++) {
+            cnt[j] = (rank + j + n) % (n + 1);
+            dsp[j] = off;
+            off += cnt[j];
+        }
         MPI_Alltoallv(s, cnt, dsp, MPI_INT, r, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
         PMPI_Alltoallv(s, cnt, dsp, MPI_INT, ref, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
-        /* every rank sends cnt[j] to j and receives cnt[i] from i: both sides agree */
         same_ints(r, ref, off, "alltoallv");
 
         MPI_Scan(s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

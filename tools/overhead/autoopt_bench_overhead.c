@@ -1,0 +1,152 @@
+/*
+ * autoopt-bench-overhead: the time autoopt adds to each MPI call, measured side by side in one
+ * run.  Run it under LD_PRELOAD=libautoopt.so on 2 ranks.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The same process alternates blocks of native calls (PMPI_Send / PMPI_Recv / PMPI_Allreduce,
+ * which autoopt does not intercept) with blocks of the same calls made through MPI_* (which
+ * go through autoopt), so both see the same machine state; each row reports the median over
+ * the blocks.  A ping-pong iteration makes two calls per rank (send and receive), so the added
+ * time per call is half the difference of the round-trip times.  For allreduce each iteration
+ * is one call.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXBYTES 1024
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t) n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One block of ping-pong iterations; returns the mean round-trip time in seconds. */
+static double pingpong(int use_pmpi, char *buf, int bytes, int iters, int rank)
+{
+    int peer = 1 - rank;
+    double t0;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (rank == 0) {
+            if (use_pmpi) {
+                PMPI_Send(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+                PMPI_Recv(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Send(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+                MPI_Recv(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else {
+            if (use_pmpi) {
+                PMPI_Recv(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                PMPI_Send(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+            } else {
+                MPI_Recv(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(buf, bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+            }
+        }
+    }
+    return (MPI_Wtime() - t0) / iters;
+}
+
+static double allreduce(int use_pmpi, int iters)
+{
+    double in = 1.0, out, t0;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (use_pmpi)
+            PMPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        else
+            MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    return (MPI_Wtime() - t0) / iters;
+}
+
+static void usage(void)
+{
+    printf("usage: autoopt-bench-overhead [-b BLOCKS] [-i ITERS]\n"
+           "  Runs on exactly 2 ranks under LD_PRELOAD=libautoopt.so.  Alternates BLOCKS blocks\n"
+           "  (default 41) of ITERS iterations (default 2000) of native (PMPI_*) and intercepted\n"
+           "  (MPI_*) calls, and prints the median times and the time added per call.\n");
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, blocks = 41, iters = 2000;
+    static char buf[MAXBYTES];
+    double *tn, *ta;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-b") && i + 1 < argc)
+            blocks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-i") && i + 1 < argc)
+            iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage();
+            return 0;
+        } else {
+            fprintf(stderr, "autoopt-bench-overhead: unknown option '%s' (see -h)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (blocks < 1 || iters < 1) {
+        fprintf(stderr, "autoopt-bench-overhead: -b and -i need positive integers\n");
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0)
+            fprintf(stderr, "autoopt-bench-overhead: needs exactly 2 ranks, got %d\n", size);
+        MPI_Finalize();
+        return 2;
+    }
+    tn = malloc(sizeof(double) * (size_t) blocks);
+    ta = malloc(sizeof(double) * (size_t) blocks);
+    if (rank == 0) {
+        const char *d = getenv("AUTOOPT_DISABLE");
+        printf("# autoopt-bench-overhead: 2 ranks, %d blocks x %d iterations, interleaved native/autoopt\n",
+               blocks, iters);
+        printf("# autoopt mode: %s\n", d && !strcmp(d, "1") ? "pass-through (AUTOOPT_DISABLE=1)"
+                                                          : "default configuration");
+        printf("# %-18s %14s %14s %16s\n", "test", "native us", "autoopt us", "added ns/call");
+    }
+    for (int bytes = 0; bytes <= MAXBYTES; bytes = bytes ? bytes * 2 : 1) {
+        pingpong(1, buf, bytes, iters / 10 + 1, rank);   /* warm-up */
+        pingpong(0, buf, bytes, iters / 10 + 1, rank);
+        for (int b = 0; b < blocks; b++) {
+            tn[b] = pingpong(1, buf, bytes, iters, rank);
+            ta[b] = pingpong(0, buf, bytes, iters, rank);
+        }
+        if (rank == 0) {
+            double mn = median(tn, blocks), ma = median(ta, blocks);
+            printf("  pingpong %-9d %14.3f %14.3f %16.1f\n", bytes, mn * 1e6 / 2, ma * 1e6 / 2,
+                   (ma - mn) * 1e9 / 2);
+        }
+    }
+    allreduce(1, iters / 10 + 1);
+    allreduce(0, iters / 10 + 1);
+    for (int b = 0; b < blocks; b++) {
+        tn[b] = allreduce(1, iters);
+        ta[b] = allreduce(0, iters);
+    }
+    if (rank == 0) {
+        double mn = median(tn, blocks), ma = median(ta, blocks);
+        printf("  allreduce 8 B     %14.3f %14.3f %16.1f\n", mn * 1e6, ma * 1e6, (ma - mn) * 1e9);
+    }
+    free(tn);
+    free(ta);
+    MPI_Finalize();
+    return 0;
+}
