@@ -119,6 +119,7 @@ extern uint64_t aot_calls[AOT_FN_COUNT];
 
 /* Bits of aot_hooks_armed owned by src/ (subsystems define their own, e.g. AOT_ARM_PAGING 1). */
 #define AOT_ARM_TIMING 0x100
+#define AOT_ARM_TRACE  0x200   /* set by the trace writer: every call emits AOT_TR_CALL */
 
 static inline void aot_count_call(int fn)
 {

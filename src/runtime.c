@@ -49,9 +49,10 @@ void aot_enter_slow(int fn)
     if (armed & AOT_ARM_PAGING)
         aot_paging_enter(fn);
 #endif
+    if (armed & AOT_ARM_TRACE)
+        aot_trace(AOT_TR_CALL, fn, 0, 0, NULL);
     if (armed & AOT_ARM_TIMING)
         aot_stats_time_enter();
-    (void) fn;
 }
 
 void aot_leave_slow(int fn)
