@@ -27,9 +27,9 @@ install(FILES ${CMAKE_BINARY_DIR}/autoopt-config.cmake ${CMAKE_BINARY_DIR}/autoo
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/autoopt)
 
 file(WRITE ${CMAKE_BINARY_DIR}/autoopt.pc.in [=[
-prefix=@CMAKE_INSTALL_PREFIX@
-libdir=@CMAKE_INSTALL_FULL_LIBDIR@
-includedir=@CMAKE_INSTALL_FULL_INCLUDEDIR@
+prefix=${pcfiledir}/../..
+libdir=${prefix}/@CMAKE_INSTALL_LIBDIR@
+includedir=${prefix}/@CMAKE_INSTALL_INCLUDEDIR@
 injectdir=${includedir}/autoopt/inject
 
 Name: autoopt
