@@ -121,9 +121,15 @@ extern uint64_t aot_calls[AOT_FN_COUNT];
 #define AOT_ARM_TIMING 0x100
 #define AOT_ARM_TRACE  0x200   /* set by the trace writer: every call emits AOT_TR_CALL */
 
+/* Below MPI_THREAD_MULTIPLE only one thread is inside MPI at a time, so a plain increment is
+ * exact and avoids a locked instruction on every call. */
+extern int aot_calls_atomic;
 static inline void aot_count_call(int fn)
 {
-    __atomic_fetch_add(&aot_calls[fn], 1, __ATOMIC_RELAXED);
+    if (__builtin_expect(aot_calls_atomic, 0))
+        __atomic_fetch_add(&aot_calls[fn], 1, __ATOMIC_RELAXED);
+    else
+        aot_calls[fn]++;
 }
 
 /* Start-up and shutdown (src/runtime.c), called by the MPI_Init, MPI_Init_thread and MPI_Finalize wrappers. */

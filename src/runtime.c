@@ -37,6 +37,7 @@ int aot_world_rank = -1, aot_world_size;
 int aot_thread_level = MPI_THREAD_SINGLE;
 __thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
 volatile int aot_hooks_armed;
+int aot_calls_atomic;
 aot_trace_fn aot_trace_writer;
 
 void aot_stats_time_enter(void);
@@ -45,6 +46,11 @@ void aot_stats_time_leave(int fn);
 void aot_enter_slow(int fn)
 {
     int armed = aot_hooks_armed;
+#ifdef AOT_HAVE_CHAINS
+    /* chains first: it lifts its touch probes before paging or MPI see any buffer */
+    if (armed & AOT_ARM_CHAINS)
+        aot_chains_enter(fn);
+#endif
 #ifdef AOT_HAVE_PAGING
     if (armed & AOT_ARM_PAGING)
         aot_paging_enter(fn);
@@ -63,6 +69,10 @@ void aot_leave_slow(int fn)
 #ifdef AOT_HAVE_PAGING
     if (armed & AOT_ARM_PAGING)
         aot_paging_leave(fn);
+#endif
+#ifdef AOT_HAVE_CHAINS
+    if (armed & AOT_ARM_CHAINS)
+        aot_chains_leave(fn);      /* the trace record of the call */
 #endif
 }
 
@@ -95,6 +105,7 @@ int aot_runtime_start(int provided)
     PMPI_Comm_rank(MPI_COMM_WORLD, &aot_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &aot_world_size);
     aot_thread_level = provided;
+    aot_calls_atomic = provided == MPI_THREAD_MULTIPLE;
 
     if (aot_config_parse(&aot_cfg, aot_env_get, NULL, err, sizeof(err)) != 0)
         return aot_fail_init(err);
@@ -129,6 +140,9 @@ int aot_runtime_start(int provided)
     aot_cfg.convert = 0;
 #endif
 #ifdef AOT_HAVE_CHAINS
+    /* the trace writer works with chains on or off */
+    if (aot_trace_init(err, sizeof(err)) != 0)
+        return aot_fail_init(err);
     if (aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0)
         return aot_fail_init(err);
 #else
@@ -155,6 +169,9 @@ void aot_runtime_finish(void)
 #ifdef AOT_HAVE_PAGING
     if (aot_cfg.convert)
         aot_paging_finalize();
+#endif
+#ifdef AOT_HAVE_CHAINS
+    aot_trace_finalize();       /* after paging: its last waits are in the trace */
 #endif
     aot_hooks_armed = 0;
     aot_stats_report();
