@@ -1,0 +1,34 @@
+/*
+ * aot_paging.h: asynchronous conversion of blocking point-to-point calls (paging/).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A blocking send or receive starts as a nonblocking request and returns at once; the bytes its
+ * datatype touches are guarded (a send buffer read-only, a receive buffer no-access) until the
+ * request completes.  A touch of guarded bytes waits for exactly the requests that own them.
+ * See docs/paging.md for the design, the costs and the limits.
+ *
+ * Every function below returns an MPI error code.  When paging decides not to convert a call it
+ * calls the PMPI_ function itself and counts the pass-through reason (aot_stats_pass).
+ */
+#ifndef AOT_PAGING_H_INCLUDED
+#define AOT_PAGING_H_INCLUDED
+
+#include <stddef.h>
+#include <mpi.h>
+
+#define AOT_ARM_PAGING 1
+
+int  aot_paging_init(char *err, size_t errlen);   /* after PMPI_Init, only when aot_cfg.convert && thread level SINGLE; install handlers; 0 ok / -1 + one-line msg */
+void aot_paging_finalize(void);                   /* before PMPI_Finalize: complete everything, restore protections, uninstall */
+void aot_paging_enter(int fn);                    /* before a progress-capable PMPI call while pending (lift guards or shadow) */
+void aot_paging_leave(int fn);                    /* after it: Testsome, retire completed, re-guard */
+int  aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, const void *site); /* fn = AOT_FN_MPI_Send/Ssend/Rsend; site = call-site key */
+int  aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status, const void *site);
+int  aot_paging_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag, MPI_Comm comm, MPI_Status *status, const void *site);
+int  aot_paging_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status, const void *site);
+int  aot_paging_get_count(const MPI_Status *status, MPI_Datatype dt, int *count);     /* also used for MPI_Get_elements: */
+int  aot_paging_get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
+int  aot_paging_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
+/* the chains subsystem (later) will use a small request interface; keep requests in a table you can iterate */
+
+#endif /* AOT_PAGING_H_INCLUDED */

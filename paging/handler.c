@@ -1,0 +1,507 @@
+/*
+ * handler.c: the SIGSEGV and SIGTRAP handlers of asynchronous conversion.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A fault on a guarded page is one of three things:
+ *   - a touch of bytes that pending requests own (any access to a receive's bytes, a write to a
+ *     send's bytes): wait for exactly those requests, retire them (copy-out, lift their
+ *     guards) and return, so the instruction runs again;
+ *   - a touch of a guarded page outside every owner's bytes (false sharing): open the page(s),
+ *     set the x86-64 trap flag so that exactly one instruction runs, and close them again in
+ *     the SIGTRAP handler.  REP MOVS / REP STOS (memcpy, memset) would trap after every
+ *     iteration, so the handler does them itself instead;
+ *     Inside an MPI call that autoopt brackets (aot_pg_mpi_window), a page that MPI's own
+ *     data shares with a guard is opened until the call returns instead (see below);
+ *   - not autoopt's: the handler that was installed before (often UCX's, which prints a
+ *     backtrace and dies of SIGSEGV; or the program's own) gets it, as the kernel would have
+ *     delivered it.  With no previous handler the default action is restored and the fault
+ *     repeats, so a real segfault dies of SIGSEGV as usual.
+ * Which bytes an access touches: the kernel gives the first faulting address only.  For a REP
+ * string instruction the handler decodes the ranges from RSI, RDI, RCX and the direction flag;
+ * for any other instruction it assumes the 64 bytes from the fault address (the widest ordinary
+ * access, AVX-512), so an access near owned bytes waits rather than read data not yet there.
+ *
+ * RULES FOR THIS FILE (signal context):
+ *   - it may call: system calls through syscall() (mprotect, sigaction, write), raise(), memcpy
+ *     and memset, and the signal-safe lookups of guard.c and requests.c (aot_pg_seg_find,
+ *     aot_pg_owners, aot_pg_pages_lift/restore), which read only paging's own pages (arena.c)
+ *     and never allocate;
+ *   - it may not call: malloc or free, stdio, or anything that takes a lock the interrupted
+ *     code could hold;
+ *   - one exception, the wait: when the fault comes from the program (aot_tls.depth == 0) on
+ *     owned bytes, the handler calls PMPI_Wait and retires the requests (arena frees, mprotect,
+ *     MPI_Unpack).  That is safe at MPI_THREAD_SINGLE because the interrupted code is the
+ *     program itself, outside MPI and outside autoopt: MPI is not re-entered, and no lock of
+ *     MPI or of paging is held.  (Faults inside malloc are always false sharing: malloc writes
+ *     only chunk headers and free chunks, never bytes of a live buffer, and free/realloc of a
+ *     guarded buffer are completed beforehand by syscalls.c.)  The handler raises aot_tls.depth
+ *     while it waits, so MPI calls it makes go straight to PMPI, and a fault inside them (MPI's
+ *     own data sharing a page with a guard) is handled as false sharing, nested (SA_NODEFER).
+ *   - a fault on owned bytes at depth > 0 (inside MPI or autoopt) cannot wait without
+ *     re-entering MPI: it is reported on stderr and treated as a real fault.  autoopt completes
+ *     pending requests before any MPI call that could touch their buffers, so this means a
+ *     signal handler of the program touched a pending buffer while MPI was running.
+ *
+ * libsigsegv: autoopt links it (it is the design's fault-dispatch package) but the handler does
+ * not use its dispatcher.  sigsegv_register() and its AVL nodes live in malloc'd memory, which
+ * can share a page with a guarded buffer: the lookup in the handler would then fault on its own
+ * index.  Its global handler cannot chain to UCX's and gets no ucontext (needed for the trap
+ * flag).  The page table of guard.c gives the same interval lookup (binary search in a sorted
+ * array) from pages that are never guarded.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "paging.h"
+
+#define AOT_PG_WINDOW 64
+#define AOT_PG_TRAP_FLAG 0x100
+#define AOT_PG_DIR_FLAG 0x400
+#define AOT_PG_MAX_OWNERS 64
+#define AOT_PG_MAX_STEPS 8
+
+static struct sigaction aot_pg_old_segv, aot_pg_old_trap;
+static int aot_pg_installed;
+
+/* A single step in progress: the pages opened, and the handler nesting it belongs to. */
+struct aot_pg_step {
+    uintptr_t p0, p1;
+    uintptr_t p0b, p1b;       /* a second stretch (REP with two operands) */
+    greg_t rip;
+    int level;
+    int rep;
+};
+static __thread struct aot_pg_step aot_pg_steps[AOT_PG_MAX_STEPS] __attribute__((tls_model("initial-exec")));
+static __thread int aot_pg_nsteps __attribute__((tls_model("initial-exec")));
+static __thread int aot_pg_segv_nest __attribute__((tls_model("initial-exec")));
+
+static void aot_pg_say(const char *msg)
+{
+    syscall(SYS_write, 2, msg, strlen(msg));
+}
+
+/* Delivers the signal to whatever handled it before autoopt, as the kernel would have. */
+static void aot_pg_chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx,
+                         int must_raise)
+{
+    int plain = !(old->sa_flags & SA_SIGINFO);
+
+    if (plain && old->sa_handler == SIG_IGN && must_raise)
+        return;                             /* an ignored signal that was sent, not a fault */
+    if ((plain && (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) ||
+        (old->sa_flags & SA_RESETHAND)) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset(&dfl.sa_mask);
+        sigaction(sig, &dfl, NULL);
+    }
+    if (plain && (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
+        /* a fault repeats when the instruction runs again and kills; anything else is raised */
+        if (must_raise)
+            raise(sig);
+        return;
+    }
+    if (plain)
+        old->sa_handler(sig);
+    else
+        old->sa_sigaction(sig, si, ctx);
+}
+
+/* What one instruction accesses. */
+struct aot_pg_access {
+    intptr_t lo[2], hi[2];
+    int write[2];
+    int n;
+    int rep;                  /* 1: a REP string instruction */
+    int op;                   /* its opcode */
+    int size;                 /* element size */
+    int len;                  /* instruction length */
+    int addr32;
+};
+
+static void aot_pg_rep_range(intptr_t reg, uint64_t count, int size, int down, intptr_t *lo,
+                             intptr_t *hi)
+{
+    intptr_t span = (intptr_t) (count * (uint64_t) size);
+    if (down) {
+        *lo = reg - span + size;
+        *hi = reg + size;
+    } else {
+        *lo = reg;
+        *hi = reg + span;
+    }
+}
+
+/* Decodes a REP-prefixed string instruction at RIP; 0 when it is not one. */
+static int aot_pg_decode(const ucontext_t *uc, struct aot_pg_access *a)
+{
+    const unsigned char *p = (const unsigned char *) uc->uc_mcontext.gregs[REG_RIP];
+    int rep = 0, opsz16 = 0, rexw = 0, i;
+    uint64_t count;
+    int down = (uc->uc_mcontext.gregs[REG_EFL] & AOT_PG_DIR_FLAG) != 0;
+    intptr_t rsi = (intptr_t) uc->uc_mcontext.gregs[REG_RSI];
+    intptr_t rdi = (intptr_t) uc->uc_mcontext.gregs[REG_RDI];
+
+    a->addr32 = 0;
+    for (i = 0; i < 14; i++) {
+        unsigned char c = p[i];
+        if (c == 0xf3 || c == 0xf2)
+            rep = 1;
+        else if (c == 0x66)
+            opsz16 = 1;
+        else if (c == 0x67)
+            a->addr32 = 1;
+        else if (c == 0x2e || c == 0x3e || c == 0x26 || c == 0x36 || c == 0x64 || c == 0x65)
+            continue;
+        else if ((c & 0xf0) == 0x40)
+            rexw = (c & 8) != 0;
+        else
+            break;
+    }
+    a->op = p[i];
+    a->len = i + 1;
+    if (!rep || a->op < 0xa4 || a->op > 0xaf || a->op == 0xa8 || a->op == 0xa9)
+        return 0;
+    a->size = (a->op & 1) ? (rexw ? 8 : opsz16 ? 2 : 4) : 1;
+    count = (uint64_t) uc->uc_mcontext.gregs[REG_RCX];
+    if (a->addr32) {
+        count &= 0xffffffffu;
+        rsi &= 0xffffffff;
+        rdi &= 0xffffffff;
+    }
+    a->rep = 1;
+    a->n = 0;
+    if (count == 0)
+        return 1;
+    switch (a->op & ~1) {
+    case 0xa4:   /* movs: read [rsi], write [rdi] */
+        aot_pg_rep_range(rsi, count, a->size, down, &a->lo[0], &a->hi[0]);
+        a->write[0] = 0;
+        aot_pg_rep_range(rdi, count, a->size, down, &a->lo[1], &a->hi[1]);
+        a->write[1] = 1;
+        a->n = 2;
+        break;
+    case 0xa6:   /* cmps: read both */
+        aot_pg_rep_range(rsi, count, a->size, down, &a->lo[0], &a->hi[0]);
+        aot_pg_rep_range(rdi, count, a->size, down, &a->lo[1], &a->hi[1]);
+        a->write[0] = a->write[1] = 0;
+        a->n = 2;
+        break;
+    case 0xaa:   /* stos: write [rdi] */
+        aot_pg_rep_range(rdi, count, a->size, down, &a->lo[0], &a->hi[0]);
+        a->write[0] = 1;
+        a->n = 1;
+        break;
+    case 0xac:   /* lods: read [rsi] */
+        aot_pg_rep_range(rsi, count, a->size, down, &a->lo[0], &a->hi[0]);
+        a->write[0] = 0;
+        a->n = 1;
+        break;
+    default:     /* scas: read [rdi] */
+        aot_pg_rep_range(rdi, count, a->size, down, &a->lo[0], &a->hi[0]);
+        a->write[0] = 0;
+        a->n = 1;
+        break;
+    }
+    return 1;
+}
+
+/* REP MOVS / REP STOS over false-shared pages: done here, with the pages open. */
+static void aot_pg_emulate(ucontext_t *uc, const struct aot_pg_access *a)
+{
+    greg_t *g = uc->uc_mcontext.gregs;
+    uint64_t count = (uint64_t) g[REG_RCX];
+    int down = (g[REG_EFL] & AOT_PG_DIR_FLAG) != 0;
+    intptr_t step = down ? -a->size : a->size;
+    unsigned char *d = (unsigned char *) g[REG_RDI];
+    const unsigned char *s = (const unsigned char *) g[REG_RSI];
+    uint64_t rax = (uint64_t) g[REG_RAX];
+
+    if ((a->op & ~1) == 0xa4) {
+        if (!down && (d + count * (uint64_t) a->size <= s || s + count * (uint64_t) a->size <= d)) {
+            memcpy(d, s, count * (uint64_t) a->size);
+            d += count * (uint64_t) a->size;
+            s += count * (uint64_t) a->size;
+        } else {
+            for (uint64_t k = 0; k < count; k++, d += step, s += step)
+                for (int b = 0; b < a->size; b++)
+                    ((volatile unsigned char *) d)[b] = s[b];
+        }
+        g[REG_RSI] = (greg_t) s;
+    } else {
+        if (a->size == 1 && !down) {
+            memset(d, (int) (rax & 0xff), count);
+            d += count;
+        } else {
+            for (uint64_t k = 0; k < count; k++, d += step)
+                memcpy(d, &rax, (size_t) a->size);
+        }
+    }
+    g[REG_RDI] = (greg_t) d;
+    g[REG_RCX] = 0;
+    g[REG_RIP] += a->len;
+}
+
+static void aot_pg_lift_range(intptr_t lo, intptr_t hi, uintptr_t *p0, uintptr_t *p1)
+{
+    *p0 = *p1 = 0;
+    if (hi <= lo)
+        return;
+    *p0 = AOT_PG_PAGE(lo);
+    *p1 = AOT_PG_PAGE(hi - 1) + 1;
+    aot_pg_pages_lift(*p0, *p1);
+}
+
+static void aot_pg_restore_range(uintptr_t p0, uintptr_t p1)
+{
+    if (p1 > p0)
+        aot_pg_pages_restore(p0, p1);
+}
+
+/*
+ * Pages MPI touches during one MPI call.  MPI's own heap objects can share a page with a
+ * guarded buffer; stepping every one of MPI's accesses costs a fault and two mprotects each
+ * (measured: hundreds per converted small message in a ping-pong).  Inside an MPI call that
+ * autoopt brackets (aot_pg_mpi_window: its enter/leave hooks, its own waits), such a page is
+ * opened once instead and closed again by aot_pg_lifted_restore() before control goes back to
+ * the program, which therefore never runs with it open.  Outside such a bracket (MPI calls
+ * without hooks) the handler steps.
+ */
+int aot_pg_mpi_window;
+static uintptr_t aot_pg_lifted[64];
+static int aot_pg_nlifted;
+
+void aot_pg_lifted_restore(void)
+{
+    for (int k = 0; k < aot_pg_nlifted; k++) {
+        int cur = aot_pg_page_cur(aot_pg_lifted[k]);
+        if (cur >= 0)
+            aot_pg_sys_mprotect(AOT_PG_ADDR(aot_pg_lifted[k]), aot_pg_page_size, cur);
+    }
+    aot_pg_nlifted = 0;
+}
+
+void aot_pg_lifted_forget(void)
+{
+    aot_pg_nlifted = 0;
+}
+
+/* Opens the guarded pages of [lo, hi) until aot_pg_lifted_restore; 0 when the list is full. */
+static int aot_pg_lift_for_mpi(intptr_t lo, intptr_t hi)
+{
+    uintptr_t p0 = AOT_PG_PAGE(lo), p1 = AOT_PG_PAGE(hi - 1) + 1;
+    if (aot_pg_nlifted + (int) (p1 - p0) > (int) (sizeof(aot_pg_lifted) / sizeof(aot_pg_lifted[0])))
+        return 0;
+    for (uintptr_t p = p0; p < p1; p++) {
+        const struct aot_pg_seg *s = aot_pg_seg_find(p);
+        if (s && s->cur != s->orig) {
+            aot_pg_sys_mprotect(AOT_PG_ADDR(p), aot_pg_page_size, s->orig);
+            aot_pg_lifted[aot_pg_nlifted++] = p;
+        }
+    }
+    return 1;
+}
+
+/* Owned bytes at depth 0: wait for their requests.  Returns 1 when it waited. */
+static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr)
+{
+    int idx[AOT_PG_MAX_OWNERS], n = 0, saved;
+
+    for (int k = 0; k < a->n && n < AOT_PG_MAX_OWNERS; k++) {
+        int m = aot_pg_owners(a->lo[k], a->hi[k], a->write[k], idx + n, AOT_PG_MAX_OWNERS - n);
+        n += m < AOT_PG_MAX_OWNERS - n ? m : AOT_PG_MAX_OWNERS - n;
+    }
+    if (!n)
+        return 0;
+    if (aot_tls.depth > 0) {
+        aot_pg_say("autoopt: a pending converted buffer was touched inside MPI or autoopt "
+                   "(a signal handler?): treated as a real fault\n");
+        return -1;
+    }
+    saved = aot_tls.depth;
+    aot_tls.depth = 1;
+    aot_pg_mpi_window = 1;
+    for (int k = 0; k < n; k++)
+        aot_pg_note_touch(idx[k]);
+    AOT_PG_COUNT(fault_waits, 1);
+    aot_trace(AOT_TR_FAULT, aot_pg_reqs[idx[0]].fn, (uint64_t) addr, (uint64_t) n, NULL);
+    aot_pg_wait_slots(idx, n);
+    aot_pg_lifted_restore();
+    aot_pg_mpi_window = 0;
+    aot_tls.depth = saved;
+    return 1;
+}
+
+static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
+{
+    ucontext_t *uc = ctx;
+    uintptr_t addr = (uintptr_t) si->si_addr;
+    struct aot_pg_access a = { .n = 0 };
+    int saved_errno = errno, write, rc, ours = 0;
+
+    if (!aot_pg_on || si->si_code <= 0 || aot_pg_nseg == 0)
+        goto foreign;
+    {
+        /* ours only if the faulting page itself is guarded (an access that starts on an open
+         * page and runs into a guarded one reports the first byte of the guarded one) */
+        const struct aot_pg_seg *seg = aot_pg_seg_find(AOT_PG_PAGE(addr));
+        if (!seg || seg->cur == seg->orig)
+            goto foreign;
+    }
+    write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    if (aot_pg_decode(uc, &a)) {
+        for (int k = 0; k < a.n; k++)
+            if (aot_pg_guarded_meet((uintptr_t) a.lo[k], (uintptr_t) a.hi[k]))
+                ours = 1;
+        if (!ours) {
+            /* the fault is not in what the instruction accesses per our decoding: be safe */
+            a.rep = 0;
+        }
+    }
+    if (!ours) {
+        a.rep = 0;
+        a.n = 1;
+        a.lo[0] = (intptr_t) addr;
+        a.hi[0] = (intptr_t) addr + AOT_PG_WINDOW;
+        a.write[0] = write;
+    }
+
+    aot_pg_segv_nest++;
+    rc = aot_pg_wait_owners(&a, addr);
+    if (rc < 0) {
+        aot_pg_segv_nest--;
+        goto foreign;
+    }
+    if (rc > 0) {
+        /* run the instruction again: now it finds open pages, or false sharing */
+        aot_pg_segv_nest--;
+        errno = saved_errno;
+        return;
+    }
+
+    /* false sharing */
+    AOT_PG_COUNT(faults_false_sharing, 1);
+    if (aot_tls.depth > 0)
+        AOT_PG_COUNT(false_sharing_in_mpi, 1);
+    if (a.rep && (a.op & ~1) != 0xa6 && (a.op & ~1) != 0xac && (a.op & ~1) != 0xae &&
+        !a.addr32 && a.n >= 1) {
+        uintptr_t p0, p1, q0 = 0, q1 = 0;
+        aot_pg_lift_range(a.lo[0], a.hi[0], &p0, &p1);
+        if (a.n > 1)
+            aot_pg_lift_range(a.lo[1], a.hi[1], &q0, &q1);
+        aot_pg_emulate(uc, &a);
+        aot_pg_restore_range(p0, p1);
+        aot_pg_restore_range(q0, q1);
+        AOT_PG_COUNT(rep_emulated, 1);
+    } else if (aot_tls.depth > 0 && aot_pg_mpi_window && !a.rep &&
+               aot_pg_lift_for_mpi(a.lo[0], a.hi[0])) {
+        /* inside a bracketed MPI call: open the page until the call returns */
+    } else if (aot_pg_nsteps < AOT_PG_MAX_STEPS) {
+        struct aot_pg_step *s = &aot_pg_steps[aot_pg_nsteps];
+        aot_pg_lift_range(a.lo[0], a.hi[0], &s->p0, &s->p1);
+        s->p0b = s->p1b = 0;
+        if (a.n > 1)
+            aot_pg_lift_range(a.lo[1], a.hi[1], &s->p0b, &s->p1b);
+        s->rip = uc->uc_mcontext.gregs[REG_RIP];
+        s->level = aot_pg_segv_nest;
+        s->rep = a.rep;
+        aot_pg_nsteps++;
+        uc->uc_mcontext.gregs[REG_EFL] |= AOT_PG_TRAP_FLAG;
+    } else {
+        aot_pg_say("autoopt: too many nested single steps\n");
+        aot_pg_segv_nest--;
+        goto foreign;
+    }
+    aot_pg_segv_nest--;
+    errno = saved_errno;
+    return;
+
+foreign:
+    errno = saved_errno;
+    aot_pg_chain(&aot_pg_old_segv, sig, si, ctx, si->si_code <= 0);
+}
+
+static void aot_pg_trap(int sig, siginfo_t *si, void *ctx)
+{
+    ucontext_t *uc = ctx;
+    int saved_errno = errno, popped = 0;
+
+    while (aot_pg_nsteps > 0 && aot_pg_steps[aot_pg_nsteps - 1].level > aot_pg_segv_nest) {
+        struct aot_pg_step *s = &aot_pg_steps[aot_pg_nsteps - 1];
+        if (s->rep && s->rip == uc->uc_mcontext.gregs[REG_RIP] && !popped) {
+            /* a REP instruction between iterations: keep the pages open, step on */
+            errno = saved_errno;
+            return;
+        }
+        aot_pg_restore_range(s->p0, s->p1);
+        aot_pg_restore_range(s->p0b, s->p1b);
+        aot_pg_nsteps--;
+        popped = 1;
+    }
+    if (popped) {
+        uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t) AOT_PG_TRAP_FLAG;
+        errno = saved_errno;
+        return;
+    }
+    errno = saved_errno;
+    aot_pg_chain(&aot_pg_old_trap, sig, si, ctx, 1);
+}
+
+/* ---------------------------------------------------------------- installation */
+
+static int aot_pg_set(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fn;
+    /* SA_SIGINFO: fault address and ucontext (trap flag, registers).
+     * SA_NODEFER: a fault inside the handler's own wait (MPI data sharing a guarded page) must
+     *   reach the handler again instead of killing the process.
+     * SA_ONSTACK: run on the alternate stack when the program (or UCX) set one up.
+     * sa_mask empty: the program's other signals are not held back during a long wait. */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | (sig == SIGSEGV ? SA_NODEFER : 0);
+    sigemptyset(&sa.sa_mask);
+    return sigaction(sig, &sa, old);
+}
+
+int aot_pg_handler_install(char *err, size_t errlen)
+{
+    if (aot_pg_set(SIGSEGV, aot_pg_segv, &aot_pg_old_segv) != 0 ||
+        aot_pg_set(SIGTRAP, aot_pg_trap, &aot_pg_old_trap) != 0) {
+        snprintf(err, errlen, "asynchronous conversion: sigaction: %s", strerror(errno));
+        return -1;
+    }
+    aot_pg_installed = 1;
+    return 0;
+}
+
+/* Someone (UCX re-initialising, the program) replaced a handler: take it back and chain to it. */
+void aot_pg_handler_check(void)
+{
+    struct sigaction cur;
+
+    if (!aot_pg_installed)
+        return;
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction != aot_pg_segv)
+        aot_pg_set(SIGSEGV, aot_pg_segv, &aot_pg_old_segv);
+    if (sigaction(SIGTRAP, NULL, &cur) == 0 && cur.sa_sigaction != aot_pg_trap)
+        aot_pg_set(SIGTRAP, aot_pg_trap, &aot_pg_old_trap);
+}
+
+void aot_pg_handler_uninstall(void)
+{
+    struct sigaction cur;
+
+    if (!aot_pg_installed)
+        return;
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction == aot_pg_segv)
+        sigaction(SIGSEGV, &aot_pg_old_segv, NULL);
+    if (sigaction(SIGTRAP, NULL, &cur) == 0 && cur.sa_sigaction == aot_pg_trap)
+        sigaction(SIGTRAP, &aot_pg_old_trap, NULL);
+    aot_pg_installed = 0;
+}

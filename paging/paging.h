@@ -1,0 +1,256 @@
+/*
+ * paging.h: what the files of paging/ share.  Not seen outside paging/.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ *   arena.c      private memory: everything the fault handler reads or writes, and the shadow
+ *                buffers MPI receives into, lives in pages autoopt mapped itself and never guards
+ *   footprint.c  datatype flattening: the exact bytes a (count, datatype) pair touches
+ *   guard.c      the page table (runs of pages with their owner counts), mprotect, /proc maps
+ *   handler.c    the SIGSEGV and SIGTRAP handlers (signal context: see the rules at its top)
+ *   requests.c   the pending requests, conversion, progress, lazy statuses, call-site learning
+ *   syscalls.c   the libc wrappers (read, write, free, munmap, fork ...) that complete or lift
+ *                guards before the kernel or the allocator touch guarded memory
+ */
+#ifndef AOT_PAGING_INTERNAL_H_INCLUDED
+#define AOT_PAGING_INTERNAL_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "aot.h"
+#include "aot_paging.h"
+
+/* ---------------------------------------------------------------- raw system calls */
+
+/* autoopt's own mappings and protection changes bypass its exported wrappers of mmap, munmap
+ * and mprotect (syscalls.c), and are async-signal-safe. */
+static inline int aot_pg_sys_mprotect(uintptr_t addr, size_t len, int prot)
+{
+    return (int) syscall(SYS_mprotect, (void *) addr, len, prot);
+}
+
+static inline void *aot_pg_sys_mmap(size_t len)
+{
+    return (void *) syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static inline int aot_pg_sys_munmap(void *addr, size_t len)
+{
+    return (int) syscall(SYS_munmap, addr, len);
+}
+
+/* ---------------------------------------------------------------- pages */
+
+extern uintptr_t aot_pg_page_size;      /* 4096 on x86-64 */
+extern unsigned aot_pg_page_shift;
+#define AOT_PG_PAGE(addr) ((uintptr_t) (addr) >> aot_pg_page_shift)
+#define AOT_PG_ADDR(page) ((uintptr_t) (page) << aot_pg_page_shift)
+
+/* ---------------------------------------------------------------- arena.c */
+
+/* Small objects (tables, footprints, call sites): never guarded, never shared with a program
+ * buffer on one page.  Not async-signal-safe; the handler only uses them at depth 0, when the
+ * interrupted code cannot be inside them. */
+void *aot_pg_alloc(size_t n);
+void *aot_pg_zalloc(size_t n);
+void aot_pg_free(void *p, size_t n);
+/* Shadow buffers: page-aligned, reused (freed ones are kept per power-of-two size). */
+void *aot_pg_shadow_get(size_t n, size_t *cap);
+void aot_pg_shadow_put(void *p, size_t cap);
+
+/* ---------------------------------------------------------------- footprint.c */
+
+/* A byte range [lo, hi): offsets within one datatype element, or absolute addresses. */
+struct aot_pg_range {
+    intptr_t lo, hi;
+};
+
+/* The flattened layout of one datatype element. */
+struct aot_pg_layout {
+    int ok;                   /* flattened; 0: the datatype is not supported */
+    int dense;                /* typemap order equals address order with no gap, lb == 0 and
+                               * extent == size: a partial message fills a prefix of the bytes */
+    MPI_Aint lb, extent;
+    MPI_Count size;
+    int nranges;              /* sorted, merged: the element's footprint */
+    struct aot_pg_range *r;
+};
+
+/* Cached per datatype (a derived datatype's entry goes when the datatype is freed).
+ * Returns NULL when the datatype cannot be flattened within the limits. */
+const struct aot_pg_layout *aot_pg_layout_get(MPI_Datatype dt);
+/* The absolute bytes of (buf, count, layout), sorted and merged, in arena memory
+ * (aot_pg_free(*out, *n * sizeof **out)).  Returns 0, or -1 when there are too many ranges. */
+int aot_pg_footprint(const void *buf, int count, const struct aot_pg_layout *L,
+                     struct aot_pg_range **out, int *n);
+void aot_pg_layout_init(void);
+void aot_pg_layout_finalize(void);
+
+/* Pure helpers (unit-tested): sort by lo and merge overlapping or touching ranges; returns the
+ * new count.  Whether [lo, hi) meets any of the n sorted, merged ranges. */
+int aot_pg_ranges_normalize(struct aot_pg_range *r, int n);
+int aot_pg_ranges_meet(const struct aot_pg_range *r, int n, intptr_t lo, intptr_t hi);
+
+/* ---------------------------------------------------------------- guard.c */
+
+enum { AOT_PG_SEND = 1, AOT_PG_RECV = 2 };
+
+/* A run of pages [p0, p1). */
+struct aot_pg_run {
+    uintptr_t p0, p1;
+};
+
+/* Pure (unit-tested): the page runs that hold the bytes of n sorted, merged ranges, merged
+ * where they touch.  runs must have room for n entries; returns the number of runs. */
+int aot_pg_page_runs(const struct aot_pg_range *r, int n, struct aot_pg_run *runs);
+
+/* One entry of the page table: pages [p0, p1) with the same owner counts and protections. */
+struct aot_pg_seg {
+    uintptr_t p0, p1;
+    int nsend, nrecv;         /* requests with bytes on each of these pages */
+    int orig;                 /* protection before autoopt */
+    int cur;                  /* protection now in force */
+};
+
+/* The protection a segment needs: no access under a receive, read-only under a send. */
+static inline int aot_pg_want(const struct aot_pg_seg *s)
+{
+    if (s->nrecv)
+        return PROT_NONE;
+    if (s->nsend)
+        return s->orig & ~PROT_WRITE;
+    return s->orig;
+}
+
+int aot_pg_guard_init(int max_guards);
+/* Whether runs can be guarded for kind: 0, or the pass-through reason (mapping shared, not
+ * writable for a receive, not mapped, or the cap on guarded ranges reached). */
+int aot_pg_guard_check(const struct aot_pg_run *runs, int n, int kind);
+/* Adds one owner of kind to every page of runs and applies the protections.  0, or -1 when
+ * mprotect failed (nothing is left added). */
+int aot_pg_guard_add(const struct aot_pg_run *runs, int n, int kind);
+void aot_pg_guard_remove(const struct aot_pg_run *runs, int n, int kind);
+/* Signal-safe lookup: the segment holding page, or NULL. */
+const struct aot_pg_seg *aot_pg_seg_find(uintptr_t page);
+/* Protection of page now in force if autoopt guards it, else -1.  Signal-safe. */
+int aot_pg_page_cur(uintptr_t page);
+/* Sets pages [p0, p1) that autoopt guards to their original protection (lift) or back to the
+ * protection in force (restore), without changing the table.  Signal-safe. */
+void aot_pg_pages_lift(uintptr_t p0, uintptr_t p1);
+void aot_pg_pages_restore(uintptr_t p0, uintptr_t p1);
+/* Whether any guarded page meets [lo, hi).  Signal-safe. */
+int aot_pg_guarded_meet(uintptr_t lo, uintptr_t hi);
+/* After fork in the child, and at finalize: every page back to its original protection. */
+void aot_pg_guard_reset(void);
+/* Forget the cached /proc/self/maps (a mapping changed). */
+void aot_pg_maps_invalidate(void);
+extern int aot_pg_nseg;
+
+/* ---------------------------------------------------------------- requests.c */
+
+struct aot_pg_site;
+
+/* One converted request.  The table is an array so the fault handler can scan it without
+ * locks, and chains/ can iterate it. */
+struct aot_pg_req {
+    int state;                /* 0 free, 1 pending */
+    int kind;                 /* AOT_PG_SEND or AOT_PG_RECV */
+    int fn;                   /* the MPI function that was converted */
+    int guarded;
+    struct aot_pg_range *fp;  /* absolute footprint, sorted, merged */
+    int nfp;
+    intptr_t lo, hi;          /* its bounds */
+    struct aot_pg_run *runs;
+    int nruns;
+    /* receives: the private shadow MPI receives into; snapshot sends: the copy MPI sends */
+    char *shadow;
+    size_t shadow_cap;        /* its size class (what the arena gets back) */
+    int shadow_len;           /* packed: the bytes MPI_Unpack reads back */
+    int packed;               /* 1: MPI_PACKED copy of (ubuf, count, dup); 0: dense bytes */
+    void *ubuf;
+    int count;
+    MPI_Datatype dup;
+    int lazy;                 /* lazy status entry, or -1 */
+    struct aot_pg_site *site;
+    uint64_t epoch;           /* aot_pg_epoch when converted */
+    MPI_Status st;            /* completion status */
+};
+
+extern struct aot_pg_req *aot_pg_reqs;
+extern MPI_Request *aot_pg_mreqs;
+extern int aot_pg_nslots;                 /* slots in use are below this */
+extern volatile int aot_pg_npending;      /* the wrappers' fast-path test */
+extern int aot_pg_on;                     /* initialized and converting */
+extern uint64_t aot_pg_epoch;             /* progress-capable MPI calls so far */
+
+/* The pending requests whose bytes meet [lo, hi) and that conflict with the access: a receive
+ * conflicts with any access, a send with writes.  Fills up to max slot indices; returns the
+ * number found (possibly more than max).  Signal-safe. */
+int aot_pg_owners(intptr_t lo, intptr_t hi, int write, int *idx, int max);
+/* Waits for the given requests and retires them.  Calls MPI: only where
+ * MPI may be called (depth 0, or autoopt's own code). */
+void aot_pg_wait_slots(const int *idx, int n);
+/* Completes every pending request whose bytes meet [lo, hi) in a conflicting way. */
+int aot_pg_complete_range(intptr_t lo, intptr_t hi, int write);
+/* Completes every pending request with bytes on the pages of [lo, hi). */
+int aot_pg_complete_pages(intptr_t lo, intptr_t hi);
+void aot_pg_wait_all(void);
+/* Called by the fault handler before it waits because of a touch: call-site learning. */
+void aot_pg_note_touch(int slot);
+/* In a child after fork: forget every request and guard without calling MPI. */
+void aot_pg_child_reset(void);
+
+/* ---------------------------------------------------------------- handler.c */
+
+int aot_pg_handler_install(char *err, size_t errlen);
+/* Set while autoopt brackets an MPI call (hooks, its own waits): pages MPI's own data shares
+ * with a guard are opened on their first fault and closed by aot_pg_lifted_restore(), which
+ * every bracket calls before control returns to the program. */
+extern int aot_pg_mpi_window;
+void aot_pg_lifted_restore(void);
+void aot_pg_lifted_forget(void);      /* child after fork */
+void aot_pg_handler_check(void);          /* re-install if someone replaced ours */
+void aot_pg_handler_uninstall(void);
+
+/* ---------------------------------------------------------------- syscalls.c */
+
+void aot_pg_syscalls_init(void);          /* pthread_atfork */
+/* The wrappers' fast-path word: 1 when nothing is pending.  Call after aot_pg_npending changes. */
+extern volatile int aot_pg_gate;
+void aot_pg_gate_update(void);
+
+/* ---------------------------------------------------------------- statistics */
+
+#define AOT_PG_COUNTERS(X) \
+    X(converted)          /* requests started by conversion */ \
+    X(immediate)          /* completed before any guard was needed */ \
+    X(guarded)            /* requests whose pages were guarded */ \
+    X(mprotect_calls)     /* mprotect system calls for guards */ \
+    X(fault_waits)        /* faults on owned bytes: the owners were waited for */ \
+    X(faults_false_sharing) /* faults on guarded pages outside every owner's bytes */ \
+    X(false_sharing_in_mpi) /* ... of them inside MPI or autoopt (depth > 0) */ \
+    X(rep_emulated)       /* REP MOVS/STOS over false-shared pages done by the handler */ \
+    X(progress_retired)   /* completed by Testsome in a later MPI call */ \
+    X(conflict_waits)     /* waited because a new call's buffer overlaps a pending one */ \
+    X(enter_waits)        /* waited because an MPI call may touch any buffer */ \
+    X(syscall_waits)      /* waited because a system call or free() gets guarded memory */ \
+    X(syscall_lifts)      /* guards lifted around a system call (false sharing) */ \
+    X(fork_waits)         /* waited before fork() */ \
+    X(lazy_statuses)      /* statuses whose count is resolved lazily */ \
+    X(lazy_resolved)      /* ... queried with MPI_Get_count / MPI_Get_elements */ \
+    X(learned_sites)      /* call sites learned to touch their buffer at once */ \
+    X(copy_bytes)         /* bytes copied out of receive shadows */
+
+struct aot_pg_counters {
+#define AOT_X(name) int name;
+    AOT_PG_COUNTERS(AOT_X)
+#undef AOT_X
+};
+extern struct aot_pg_counters aot_pg_ctr;
+#define AOT_PG_COUNT(name, n) aot_stats_add(aot_pg_ctr.name, (uint64_t) (n))
+
+#endif /* AOT_PAGING_INTERNAL_H_INCLUDED */
