@@ -24,6 +24,22 @@
 #define AOT_SITE() (aot_tls.site_file ? (const void *) (aot_tls.site_file + aot_tls.site_line) \
                                       : aot_tls.caller)
 
+/* Chains see a point-to-point call first: a chain member or a call being learned is theirs;
+ * AOT_CHAINS_DECLINED sends it on to paging or PMPI as before.  With chains off and
+ * AUTOOPT_TRACE set they only record the call's signature. */
+#ifdef AOT_HAVE_CHAINS
+#define AOT_CHAINS_FIRST(call) \
+    do { \
+        if (aot_cfg.chains || aot_cfg.trace_dir) { \
+            int aot_ch_rc = (call); \
+            if (aot_ch_rc != AOT_CHAINS_DECLINED) \
+                return aot_ch_rc; \
+        } \
+    } while (0)
+#else
+#define AOT_CHAINS_FIRST(call) do { } while (0)
+#endif
+
 #ifdef AOT_HAVE_PAGING
 #define AOT_P2P(call, pmpi, fn) \
     do { if (aot_cfg.convert) return call; aot_stats_pass(fn, AOT_PASS_DISABLED); return pmpi; } while (0)
@@ -34,18 +50,21 @@
 
 int aot_route_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    AOT_CHAINS_FIRST(aot_chains_send(AOT_FN_MPI_Send, buf, count, dt, dest, tag, comm));
     AOT_P2P(aot_paging_send(AOT_FN_MPI_Send, buf, count, dt, dest, tag, comm, AOT_SITE()),
             PMPI_Send(buf, count, dt, dest, tag, comm), AOT_FN_MPI_Send);
 }
 
 int aot_route_MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    AOT_CHAINS_FIRST(aot_chains_send(AOT_FN_MPI_Ssend, buf, count, dt, dest, tag, comm));
     AOT_P2P(aot_paging_send(AOT_FN_MPI_Ssend, buf, count, dt, dest, tag, comm, AOT_SITE()),
             PMPI_Ssend(buf, count, dt, dest, tag, comm), AOT_FN_MPI_Ssend);
 }
 
 int aot_route_MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    AOT_CHAINS_FIRST(aot_chains_send(AOT_FN_MPI_Rsend, buf, count, dt, dest, tag, comm));
     AOT_P2P(aot_paging_send(AOT_FN_MPI_Rsend, buf, count, dt, dest, tag, comm, AOT_SITE()),
             PMPI_Rsend(buf, count, dt, dest, tag, comm), AOT_FN_MPI_Rsend);
 }
@@ -53,6 +72,7 @@ int aot_route_MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, i
 int aot_route_MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                        MPI_Status *status)
 {
+    AOT_CHAINS_FIRST(aot_chains_recv(buf, count, dt, source, tag, comm, status));
     AOT_P2P(aot_paging_recv(buf, count, dt, source, tag, comm, status, AOT_SITE()),
             PMPI_Recv(buf, count, dt, source, tag, comm, status), AOT_FN_MPI_Recv);
 }
@@ -61,6 +81,8 @@ int aot_route_MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int d
                            void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
                            MPI_Comm comm, MPI_Status *status)
 {
+    AOT_CHAINS_FIRST(aot_chains_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
+                                         rtag, comm, status));
     AOT_P2P(aot_paging_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag,
                                 comm, status, AOT_SITE()),
             PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm,

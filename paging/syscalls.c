@@ -109,8 +109,17 @@ static void aot_pg_missing(const char *name)
 
 /* The real function in the slow path (resolving on first use). */
 #define AOT_PG_REAL(name) \
-    (aot_pg_resolve_all(), aot_pg_real.name ? aot_pg_real.name : (aot_pg_missing(#name), aot_pg_real.name))
-#define AOT_PG_FAST(name) __builtin_expect(aot_pg_gate == 1, 1)
+    (aot_pg_probes_release(), aot_pg_resolve_all(), \
+     aot_pg_real.name ? aot_pg_real.name : (aot_pg_missing(#name), aot_pg_real.name))
+/* The fast path: every real function known, nothing pending, no chains probe armed. */
+#define AOT_PG_FAST(name) __builtin_expect(aot_pg_gate == 1 && !aot_probes_armed, 1)
+
+/* Chains' learning probes must not make the call fail with EFAULT (src/aot.h). */
+static inline void aot_pg_probes_release(void)
+{
+    if (aot_probes_armed && aot_probes_release)
+        aot_probes_release();
+}
 
 /* ---------------------------------------------------------------- the common slow path */
 

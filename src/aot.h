@@ -103,6 +103,15 @@ static inline void aot_trace(enum aot_trace_kind kind, int fn, uint64_t a, uint6
         aot_trace_writer(kind, fn, a, b, text);
 }
 
+/* ---------------------------------------------------------------- probes and system calls */
+
+/* Chains' learning probes (chains/probe.c) protect a phase's buffers between two MPI calls.
+ * A system call handed such memory would fail with EFAULT, so paging's libc wrappers call
+ * aot_probes_release() first whenever aot_probes_armed is set; the release lifts every probe
+ * and counts as a touch of the data (which it is). */
+extern volatile int aot_probes_armed;
+extern void (*aot_probes_release)(void);
+
 /* ---------------------------------------------------------------- enter / leave hooks */
 
 /* Nonzero while some subsystem needs to run around every progress-capable MPI call (pending

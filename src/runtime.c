@@ -38,6 +38,8 @@ int aot_thread_level = MPI_THREAD_SINGLE;
 __thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
 volatile int aot_hooks_armed;
 int aot_calls_atomic;
+volatile int aot_probes_armed;
+void (*aot_probes_release)(void);
 aot_trace_fn aot_trace_writer;
 
 void aot_stats_time_enter(void);
@@ -133,20 +135,22 @@ int aot_runtime_start(int provided)
 #else
     aot_cfg.collectives = 0;
 #endif
-#ifdef AOT_HAVE_PAGING
-    if (aot_cfg.convert && aot_paging_init(err, sizeof(err)) != 0)
-        return aot_fail_init(err);
-#else
-    aot_cfg.convert = 0;
-#endif
 #ifdef AOT_HAVE_CHAINS
-    /* the trace writer works with chains on or off */
+    /* Before paging: the trace then records paging from its start, and chains' SIGSEGV handler
+     * (touch probes) is installed first, so paging's handler chains to it and it chains to the
+     * one before (UCX's), never back to paging's.  The trace writer works with chains off. */
     if (aot_trace_init(err, sizeof(err)) != 0)
         return aot_fail_init(err);
     if (aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0)
         return aot_fail_init(err);
 #else
     aot_cfg.chains = 0;
+#endif
+#ifdef AOT_HAVE_PAGING
+    if (aot_cfg.convert && aot_paging_init(err, sizeof(err)) != 0)
+        return aot_fail_init(err);
+#else
+    aot_cfg.convert = 0;
 #endif
     if (provided < MPI_THREAD_MULTIPLE)
         aot_stats_start();      /* counts always; timing needs calls that do not overlap */

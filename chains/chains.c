@@ -1,0 +1,609 @@
+/*
+ * chains.c: learning, chain mode and breaks (docs/chains.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The calls that can be chain members are MPI_Send, MPI_Ssend, MPI_Recv and MPI_Sendrecv with a
+ * signature that passes the checks of aot_ch_sig_setup (no wildcard, not on the stack, a private
+ * writable mapping, an intracommunicator with MPI_ERRORS_ARE_FATAL, a receive that carries
+ * data).  Every other hooked MPI call is a boundary.
+ *
+ * Learning (AOT_CH_PLAIN): the call runs as the program asked (blocking, through PMPI), then the
+ * pages of every buffer of the current phase are probed (probe.c) until the next MPI call.  A
+ * touch ends the phase after this call; learn.c compares phases and confirms chains.
+ *
+ * Chain mode: each member starts as PMPI_Isend/Issend/Irecv on the program's own buffers with no
+ * guard; the last member waits for all of them.  A receive whose status the program reads is
+ * waited for at once (its status is then exactly MPI's), the rest of the chain still overlaps.
+ * A call other than the expected member (a boundary, another signature) first completes every
+ * outstanding request, so nothing the program or MPI does afterwards can see a buffer that is
+ * still in flight; MPI_Finalize completes them too (aot_chains_finalize).
+ *
+ * AUTOOPT_CHAIN_VERIFY=1: chain members run blocking and are probed like learning calls; a touch
+ * between the first and the last member is reported with the address and the code that touched
+ * it.  The results are those of the program as written.
+ *
+ * Paging: a call that paging would convert (AUTOOPT_CONVERT=1, at least AUTOOPT_CONVERT_MIN
+ * bytes) is never a member: it stays paging's.  The calls chains take would have passed through
+ * paging; before their buffers are handed to MPI, paging's pending requests on those bytes are
+ * completed (aot_pg_complete_range), as paging does for a call that passes through.  A page that
+ * paging guards is never probed: the gap then counts as touched (aot_pg_guarded_meet).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chains.h"
+#ifdef AOT_HAVE_PAGING
+#include "paging.h"
+#endif
+
+#define AOT_CH_COUNTERS(X) \
+    X(signatures)         /* distinct call signatures */ \
+    X(learn_calls)        /* member calls run in learning mode (probed) */ \
+    X(probe_faults)       /* touches seen by a probe: a phase ended */ \
+    X(phases_learned)     /* phases of two or more calls compared with a candidate */ \
+    X(chains_confirmed) \
+    X(chains_rejected)    /* confirmed but their buffers overlap */ \
+    X(chain_starts) \
+    X(chain_completions) \
+    X(chain_breaks)       /* a different call arrived mid-chain */ \
+    X(chains_disabled)    /* broke AUTOOPT_CHAIN_MAX_BREAKS times */ \
+    X(unguarded_requests) /* requests started in chain mode */ \
+    X(status_waits)       /* chain receives waited at once for their status */ \
+    X(retired_signatures) /* learned long enough without becoming a member */ \
+    X(verify_missed)      /* AUTOOPT_CHAIN_VERIFY: touches chain mode would have missed */
+
+static struct {
+#define AOT_X(name) int name;
+    AOT_CH_COUNTERS(AOT_X)
+#undef AOT_X
+} aot_ch_ctr;
+#define AOT_CH_COUNT(name, n) aot_stats_add(aot_ch_ctr.name, (uint64_t) (n))
+
+static struct aot_ch_learner aot_ch_L;
+static int aot_ch_on;
+static int aot_ch_retire_after;
+
+#define AOT_CH_MAX_REQS (2 * AOT_CH_MAX_MEMBERS + 2)
+static MPI_Request aot_ch_reqs[AOT_CH_MAX_REQS];
+static MPI_Status aot_ch_sts[AOT_CH_MAX_REQS];   /* (GCC warns about MPI_STATUSES_IGNORE) */
+static int aot_ch_nreqs;
+
+const struct aot_ch_learner *aot_ch_learner_get(void);
+const struct aot_ch_learner *aot_ch_learner_get(void)
+{
+    return aot_ch_L.confirm > 0 ? &aot_ch_L : NULL;     /* initialized once */
+}
+
+/* One intercepted point-to-point call. */
+struct aot_ch_call {
+    int fn;
+    const void *sbuf;
+    int scount, dest, stag;
+    MPI_Datatype sdt;
+    void *rbuf;
+    int rcount, source, rtag;
+    MPI_Datatype rdt;
+    MPI_Comm comm;
+    MPI_Status *status;
+    int has_s, has_r;
+};
+
+static int aot_ch_member_fn(int fn)
+{
+    return fn == AOT_FN_MPI_Send || fn == AOT_FN_MPI_Ssend || fn == AOT_FN_MPI_Recv ||
+           fn == AOT_FN_MPI_Sendrecv;
+}
+
+/* ---------------------------------------------------------------- paging's requests */
+
+static void aot_ch_resolve(intptr_t lo, intptr_t hi, int write)
+{
+#ifdef AOT_HAVE_PAGING
+    if (aot_cfg.convert && aot_pg_npending && hi > lo)
+        aot_pg_complete_range(lo, hi, write);
+#else
+    (void) lo;
+    (void) hi;
+    (void) write;
+#endif
+}
+
+/* Whether paging guards any page of [lo, hi): such pages cannot be probed. */
+static int aot_ch_paging_guards(intptr_t lo, intptr_t hi)
+{
+#ifdef AOT_HAVE_PAGING
+    if (aot_cfg.convert && aot_pg_npending && hi > lo)
+        return aot_pg_guarded_meet((uintptr_t) lo, (uintptr_t) hi);
+#else
+    (void) lo;
+    (void) hi;
+#endif
+    return 0;
+}
+
+/* ---------------------------------------------------------------- signatures */
+
+static void aot_ch_span(const void *buf, int count, MPI_Datatype dt, intptr_t *lo, intptr_t *hi)
+{
+    MPI_Aint tlb, text, lb, ext;
+
+    *lo = *hi = 0;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL)
+        return;
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    if (text <= 0)
+        return;
+    *lo = (intptr_t) buf + tlb;
+    *hi = *lo + text;
+    if (ext >= 0)
+        *hi += (intptr_t) (count - 1) * ext;
+    else
+        *lo += (intptr_t) (count - 1) * ext;
+}
+
+/* Why a new signature can never be a member (enum aot_ch_why). */
+static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
+{
+    MPI_Errhandler eh;
+    int inter = 0, fatal, size = 0;
+
+    if (!aot_ch_member_fn(c->fn))
+        return AOT_CH_NOT_P2P;
+    if (c->has_r && (c->source == MPI_ANY_SOURCE || c->rtag == MPI_ANY_TAG))
+        return AOT_CH_WILDCARD;
+    if ((c->has_s && c->scount < 0) || (c->has_r && c->rcount < 0))
+        return AOT_CH_COUNT;
+    if (c->has_r) {
+        PMPI_Type_size(c->rdt, &size);
+        if (size == 0 || c->rcount == 0)
+            return AOT_CH_COUNT;      /* a pure synchronization: its completion is its effect */
+    }
+    if (aot_cfg.convert) {
+        /* what paging converts stays paging's (docs/chains.md, "Chains and paging") */
+        int ssize = 0;
+        size_t bytes = 0;
+        if (c->has_s) {
+            PMPI_Type_size(c->sdt, &ssize);
+            bytes = (size_t) ssize * (size_t) c->scount;
+        }
+        if (c->has_r && (size_t) size * (size_t) c->rcount > bytes)
+            bytes = (size_t) size * (size_t) c->rcount;
+        if (bytes >= aot_cfg.convert_min)
+            return AOT_CH_PAGING;
+    }
+    PMPI_Comm_get_errhandler(c->comm, &eh);
+    fatal = eh == MPI_ERRORS_ARE_FATAL;
+    PMPI_Errhandler_free(&eh);
+    PMPI_Comm_test_inter(c->comm, &inter);
+    if (!fatal || inter)
+        return AOT_CH_COMM;
+    if (c->has_s)
+        aot_ch_span(c->sbuf, c->scount, c->sdt, &s->slo, &s->shi);
+    if (c->has_r)
+        aot_ch_span(c->rbuf, c->rcount, c->rdt, &s->rlo, &s->rhi);
+    if ((s->shi > s->slo && aot_ch_on_stack(s->slo, s->shi)) ||
+        (s->rhi > s->rlo && aot_ch_on_stack(s->rlo, s->rhi)))
+        return AOT_CH_STACK;
+    if (!aot_ch_probe_mapping_ok(s->slo, s->shi) || !aot_ch_probe_mapping_ok(s->rlo, s->rhi))
+        return AOT_CH_MAPPING;
+    if (s->shi > s->slo && s->rhi > s->rlo && s->slo < s->rhi && s->rlo < s->shi)
+        return AOT_CH_SELF_OVERLAP;
+    return AOT_CH_OK;
+}
+
+static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
+{
+    struct aot_ch_key k;
+    const void *frames[AOT_CH_MAX_DEPTH];
+    const char *file;
+    int nframes, line, created;
+    struct aot_ch_sig *s;
+
+    memset(&k, 0, sizeof(k));
+    k.site = aot_ch_site(1, aot_cfg.site_depth, frames, &nframes, &file, &line);
+    k.fn = c->fn;
+    k.comm = c->comm;
+    if (c->has_s) {
+        k.dest = c->dest;
+        k.stag = c->stag;
+        k.scount = c->scount;
+        k.sdt = c->sdt;
+        k.sbuf = c->sbuf;
+    }
+    if (c->has_r) {
+        k.source = c->source;
+        k.rtag = c->rtag;
+        k.rcount = c->rcount;
+        k.rdt = c->rdt;
+        k.rbuf = c->rbuf;
+        k.status_ignore = c->status == MPI_STATUS_IGNORE;
+    }
+    s = aot_ch_sig_get(&k, frames, nframes, file, line, &created);
+    if (!s)
+        return NULL;
+    if (created) {
+        AOT_CH_COUNT(signatures, 1);
+        s->why = aot_ch_on ? aot_ch_sig_setup(s, c) : AOT_CH_NOT_P2P;
+        if (aot_ch_on && aot_cfg.verbose >= 2) {
+            char where[256];
+            aot_ch_sig_where(s, where, sizeof(where));
+            aot_log(2, "chains: signature %u: %s at %s: %s", s->id, aot_function_names[c->fn],
+                    where, aot_ch_why_text[s->why]);
+        }
+    }
+    return s;
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static void aot_ch_complete_all(void)
+{
+    if (!aot_ch_nreqs)
+        return;
+    aot_trace(AOT_TR_WAIT, -1, (uint64_t) aot_ch_nreqs, 1, "chain");
+    PMPI_Waitall(aot_ch_nreqs, aot_ch_reqs, aot_ch_sts);
+    aot_ch_nreqs = 0;
+}
+
+static int aot_ch_blocking(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+{
+    if (c->has_s)
+        aot_ch_resolve(s->slo, s->shi, 0);
+    if (c->has_r)
+        aot_ch_resolve(s->rlo, s->rhi, 1);
+    switch (c->fn) {
+    case AOT_FN_MPI_Ssend:
+        return PMPI_Ssend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm);
+    case AOT_FN_MPI_Send:
+        return PMPI_Send(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm);
+    case AOT_FN_MPI_Recv:
+        return PMPI_Recv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm, c->status);
+    default:
+        return PMPI_Sendrecv(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf, c->rcount,
+                             c->rdt, c->source, c->rtag, c->comm, c->status);
+    }
+}
+
+/* Chain mode: start the call on the program's buffers, no guard. */
+static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+{
+    int rc = MPI_SUCCESS, rc2;
+
+    if (aot_ch_nreqs + 2 > AOT_CH_MAX_REQS)
+        aot_ch_complete_all();
+    if (c->has_s)
+        aot_ch_resolve(s->slo, s->shi, 0);
+    if (c->has_r) {
+        MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
+        aot_ch_resolve(s->rlo, s->rhi, 1);
+        rc = PMPI_Irecv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm, req);
+        AOT_CH_COUNT(unguarded_requests, 1);
+        if (rc == MPI_SUCCESS && c->status != MPI_STATUS_IGNORE) {
+            /* the program reads this status when the call returns: exactly MPI's */
+            rc = PMPI_Wait(req, c->status);
+            AOT_CH_COUNT(status_waits, 1);
+        } else if (rc == MPI_SUCCESS) {
+            aot_ch_nreqs++;
+        }
+    }
+    if (c->has_s) {
+        MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
+        if (c->fn == AOT_FN_MPI_Ssend)
+            rc2 = PMPI_Issend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm, req);
+        else
+            rc2 = PMPI_Isend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm, req);
+        AOT_CH_COUNT(unguarded_requests, 1);
+        if (rc2 == MPI_SUCCESS)
+            aot_ch_nreqs++;
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
+    }
+    aot_stats_optimized(c->fn);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- probes */
+
+/* 0, or -1 when a page cannot be probed (paging guards it for another request): the caller
+ * then counts the gap as touched, which can only make a phase shorter. */
+static int aot_ch_probe_sig(const struct aot_ch_sig *s)
+{
+    if (aot_ch_paging_guards(s->slo, s->shi) || aot_ch_paging_guards(s->rlo, s->rhi))
+        return -1;
+    if (s->shi > s->slo)
+        aot_ch_probe_add(s->slo, s->shi, 0);
+    if (s->rhi > s->rlo)
+        aot_ch_probe_add(s->rlo, s->rhi, 1);
+    return 0;
+}
+
+/* Probe the buffers of n signatures until the next MPI call. */
+static void aot_ch_probe_ids(const uint32_t *ids, int n)
+{
+    aot_ch_probe_reset();
+    for (int i = 0; i < n; i++) {
+        const struct aot_ch_sig *s = aot_ch_sig_by_id(ids[i]);
+        if (s && aot_ch_probe_sig(s) != 0) {
+            aot_ch_probe_reset();
+            aot_ch_touch_addr = 0;
+            aot_ch_touch_ip = 0;
+            aot_ch_touched = 1;       /* not observable: assume the program touches */
+            return;
+        }
+    }
+    aot_ch_probe_arm();
+}
+
+/* ---------------------------------------------------------------- learner events */
+
+static void aot_ch_log_chain(const char *what, const struct aot_ch_chain *c)
+{
+    char where[256];
+    const struct aot_ch_sig *s = aot_ch_sig_by_id(c->first);
+    if (!s)
+        return;
+    aot_ch_sig_where(s, where, sizeof(where));
+    aot_log(1, "chains: chain %u %s: %d members, first %s at %s (breaks %d)", c->id, what, c->n,
+            aot_function_names[s->key.fn], where, c->breaks);
+}
+
+static void aot_ch_event(void *arg, enum aot_ch_event ev, const struct aot_ch_chain *c)
+{
+    int fn = -1;
+    const struct aot_ch_sig *first = aot_ch_sig_by_id(c->first);
+    (void) arg;
+    if (first)
+        fn = first->key.fn;
+    switch (ev) {
+    case AOT_CH_EV_LEARN:
+        AOT_CH_COUNT(phases_learned, 1);
+        aot_trace(AOT_TR_CHAIN_LEARN, fn, c->id, (uint64_t) c->reps, NULL);
+        break;
+    case AOT_CH_EV_CONFIRM:
+        AOT_CH_COUNT(chains_confirmed, 1);
+        for (int i = 0; i < c->n; i++) {
+            struct aot_ch_sig *s = aot_ch_sig_by_id(c->members[i]);
+            if (s)
+                s->in_chain = 1;
+        }
+        aot_trace(AOT_TR_CHAIN_CONFIRM, fn, c->id, (uint64_t) c->n, NULL);
+        if (aot_cfg.verbose >= 1)
+            aot_ch_log_chain("confirmed", c);
+        break;
+    case AOT_CH_EV_REJECT:
+        AOT_CH_COUNT(chains_rejected, 1);
+        aot_trace(AOT_TR_CHAIN_BREAK, fn, c->id, UINT64_MAX, "rejected: buffers overlap");
+        if (aot_cfg.verbose >= 1)
+            aot_ch_log_chain("rejected (its buffers overlap)", c);
+        break;
+    case AOT_CH_EV_START:
+        AOT_CH_COUNT(chain_starts, 1);
+        aot_trace(AOT_TR_CHAIN_START, fn, c->id, 0, NULL);
+        break;
+    case AOT_CH_EV_END:
+        AOT_CH_COUNT(chain_completions, 1);
+        aot_trace(AOT_TR_CHAIN_END, fn, c->id, (uint64_t) c->n, NULL);
+        break;
+    case AOT_CH_EV_BREAK:
+        AOT_CH_COUNT(chain_breaks, 1);
+        aot_trace(AOT_TR_CHAIN_BREAK, fn, c->id, (uint64_t) aot_ch_L.pos, "broken");
+        if (aot_cfg.verbose >= 1)
+            aot_ch_log_chain("broken", c);
+        break;
+    case AOT_CH_EV_DISABLE:
+        AOT_CH_COUNT(chains_disabled, 1);
+        for (int i = 0; i < c->n; i++) {
+            struct aot_ch_sig *s = aot_ch_sig_by_id(c->members[i]);
+            if (s)
+                s->in_chain = 0;
+        }
+        aot_trace(AOT_TR_CHAIN_BREAK, fn, c->id, UINT64_MAX - 1, "disabled");
+        if (aot_cfg.verbose >= 1)
+            aot_ch_log_chain("disabled", c);
+        break;
+    }
+}
+
+/* No receive buffer of a member may meet any buffer of another member: the requests run at
+ * the same time. */
+static int aot_ch_allowed(void *arg, const struct aot_ch_chain *c)
+{
+    (void) arg;
+    for (int i = 0; i < c->n; i++) {
+        const struct aot_ch_sig *a = aot_ch_sig_by_id(c->members[i]);
+        if (!a || a->rhi <= a->rlo)
+            continue;
+        for (int j = 0; j < c->n; j++) {
+            const struct aot_ch_sig *b = aot_ch_sig_by_id(c->members[j]);
+            if (!b || i == j)
+                continue;
+            if ((b->shi > b->slo && a->rlo < b->shi && b->slo < a->rhi) ||
+                (b->rhi > b->rlo && a->rlo < b->rhi && b->rlo < a->rhi))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- verify reports */
+
+static void aot_ch_report_missed(void)
+{
+    static int reported;
+    const struct aot_ch_chain *c = aot_ch_L.active;
+    char where[256], who[256];
+    Dl_info di;
+
+    AOT_CH_COUNT(verify_missed, 1);
+    if (!c || reported >= 20)
+        return;
+    reported++;
+    where[0] = '\0';
+    {
+        const struct aot_ch_sig *s = aot_ch_sig_by_id(c->members[aot_ch_L.pos - 1]);
+        if (s)
+            aot_ch_sig_where(s, where, sizeof(where));
+    }
+    if (dladdr((void *) aot_ch_touch_ip, &di) && di.dli_fname) {
+        const char *base = strrchr(di.dli_fname, '/');
+        if (di.dli_sname)
+            snprintf(who, sizeof(who), "%s+0x%lx (%s)", di.dli_sname,
+                     (unsigned long) (aot_ch_touch_ip - (uintptr_t) di.dli_saddr),
+                     base ? base + 1 : di.dli_fname);
+        else                          /* addr2line -e module offset */
+            snprintf(who, sizeof(who), "%s+0x%lx", di.dli_fname,
+                     (unsigned long) (aot_ch_touch_ip - (uintptr_t) di.dli_fbase));
+    } else {
+        snprintf(who, sizeof(who), "%#lx", (unsigned long) aot_ch_touch_ip);
+    }
+    aot_log(0, "AUTOOPT_CHAIN_VERIFY: chain %u: address %#lx touched by %s after member %d of %d "
+            "(at %s): guard-free chain mode would have missed this access",
+            c->id, (unsigned long) aot_ch_touch_addr, who, aot_ch_L.pos, c->n, where);
+}
+
+/* ---------------------------------------------------------------- the call path */
+
+void aot_chains_enter(int fn)
+{
+    if (aot_ch_probe_on)
+        aot_ch_probe_lift();
+    if (!aot_ch_on)
+        return;
+    if (aot_ch_touched) {
+        aot_ch_touched = 0;
+        AOT_CH_COUNT(probe_faults, 1);
+        if (aot_ch_learn_touch(&aot_ch_L))
+            aot_ch_report_missed();
+    }
+    if (aot_ch_member_fn(fn))
+        return;                       /* the route decides, with the signature */
+    if (aot_ch_learn_boundary(&aot_ch_L) & AOT_CH_BROKE)
+        aot_ch_complete_all();
+    aot_ch_complete_all();
+}
+
+void aot_chains_leave(int fn)
+{
+    if (aot_ch_trace_on)
+        aot_ch_trace_leave(fn);
+}
+
+static int aot_ch_route(const struct aot_ch_call *c)
+{
+    struct aot_ch_sig *s = aot_ch_signature(c);
+    int act, rc;
+
+    if (s) {
+        s->calls++;
+        if (aot_ch_trace_on)
+            aot_ch_trace_sig(s->id);
+    }
+    if (!aot_ch_on)
+        return AOT_CHAINS_DECLINED;
+    if (!s || s->why || s->retired) {
+        if (aot_ch_learn_boundary(&aot_ch_L) & AOT_CH_BROKE)
+            aot_ch_complete_all();
+        return AOT_CHAINS_DECLINED;
+    }
+    act = aot_ch_learn_call(&aot_ch_L, s->id);
+    if (act & AOT_CH_BROKE)
+        aot_ch_complete_all();
+    switch (act & AOT_CH_ACTION) {
+    case AOT_CH_PLAIN:
+        rc = aot_ch_blocking(c, s);
+        AOT_CH_COUNT(learn_calls, 1);
+        if (++s->learn_calls >= (uint32_t) aot_ch_retire_after && !s->in_chain) {
+            s->retired = 1;
+            AOT_CH_COUNT(retired_signatures, 1);
+            aot_ch_learn_boundary(&aot_ch_L);
+            return rc;
+        }
+        if (!aot_ch_L.overflow && aot_ch_L.nphase > 0)
+            aot_ch_probe_ids(aot_ch_L.phase, aot_ch_L.nphase);
+        return rc;
+    case AOT_CH_FIRST:
+    case AOT_CH_NEXT:
+        if (aot_cfg.chain_verify) {
+            const struct aot_ch_chain *ch = aot_ch_L.active;
+            rc = aot_ch_blocking(c, s);
+            if (ch)
+                aot_ch_probe_ids(ch->members, aot_ch_L.pos);
+            return rc;
+        }
+        return aot_ch_start(c, s);
+    default: /* AOT_CH_LAST */
+        if (aot_cfg.chain_verify)
+            return aot_ch_blocking(c, s);
+        rc = aot_ch_start(c, s);
+        aot_ch_complete_all();
+        return rc;
+    }
+}
+
+int aot_chains_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm)
+{
+    struct aot_ch_call c = { .fn = fn, .sbuf = buf, .scount = count, .sdt = dt, .dest = dest,
+                             .stag = tag, .comm = comm, .status = MPI_STATUS_IGNORE,
+                             .has_s = 1 };
+    return aot_ch_route(&c);
+}
+
+int aot_chains_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    struct aot_ch_call c = { .fn = AOT_FN_MPI_Recv, .rbuf = buf, .rcount = count, .rdt = dt,
+                             .source = source, .rtag = tag, .comm = comm, .status = status,
+                             .has_r = 1 };
+    return aot_ch_route(&c);
+}
+
+int aot_chains_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                        void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                        MPI_Comm comm, MPI_Status *status)
+{
+    struct aot_ch_call c = { .fn = AOT_FN_MPI_Sendrecv, .sbuf = sbuf, .scount = scount,
+                             .sdt = sdt, .dest = dest, .stag = stag, .rbuf = rbuf,
+                             .rcount = rcount, .rdt = rdt, .source = source, .rtag = rtag,
+                             .comm = comm, .status = status, .has_s = 1, .has_r = 1 };
+    return aot_ch_route(&c);
+}
+
+/* ---------------------------------------------------------------- init / finalize */
+
+int aot_chains_init(char *err, size_t errlen)
+{
+#define AOT_X(name) aot_ch_ctr.name = aot_stats_register("chains", #name);
+    AOT_CH_COUNTERS(AOT_X)
+#undef AOT_X
+    aot_ch_site_init();
+    if (aot_ch_probe_init(err, errlen) != 0)
+        return -1;
+    aot_ch_learner_init(&aot_ch_L, aot_cfg.chain_confirm, aot_cfg.chain_max_breaks);
+    aot_ch_L.event = aot_ch_event;
+    aot_ch_L.allowed = aot_ch_allowed;
+    /* a signature probed this often without becoming a chain member is left alone */
+    aot_ch_retire_after = 8 * aot_cfg.chain_confirm + 16;
+    aot_ch_on = 1;
+    __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+    AOT_LOG(1, "chains on: confirm after %d repetitions, at most %d breaks, site depth %d%s",
+            aot_cfg.chain_confirm, aot_cfg.chain_max_breaks, aot_cfg.site_depth,
+            aot_cfg.chain_verify ? ", verify" : "");
+    return 0;
+}
+
+void aot_chains_finalize(void)
+{
+    if (!aot_ch_on)
+        return;
+    aot_ch_probe_lift();
+    if (aot_ch_L.active)
+        aot_ch_learn_boundary(&aot_ch_L);
+    aot_ch_complete_all();
+    aot_ch_probe_finalize();
+    aot_ch_on = 0;
+    if (!aot_ch_trace_on)
+        __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+}

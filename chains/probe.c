@@ -1,0 +1,289 @@
+/*
+ * probe.c: touch probes, the chain learner's eyes.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * While a phase is being learned, the pages of its buffers are protected between two MPI calls
+ * (receive buffers no-access, send buffers read-only), with no request pending on them: the
+ * calls ran as the program asked.  If the program touches one of those pages before its next MPI
+ * call, the SIGSEGV handler lifts every probe, records the touch and returns, so the instruction
+ * runs again on open pages; if not, the next MPI call lifts them (aot_chains_enter, before
+ * paging or MPI run).  A touch is counted per page, not per byte: data that merely shares a page
+ * with a buffer ends the phase too, which can make chains shorter but never wrong.
+ *
+ * Probes never cover a page that paging guards (chains.c completes paging's requests on those
+ * pages first, and paging only guards inside MPI calls, when no probe is set), the stack, or a
+ * mapping that is not private and writable (aot_ch_probe_mapping_ok): lifting restores
+ * PROT_READ|PROT_WRITE.  The cost (two mprotect calls per run and call, a fault per phase) is
+ * paid only while a phase is learned, then the signature is a chain member or retires.
+ *
+ * RULES FOR THE HANDLER (signal context): it calls only mprotect through syscall() and
+ * sigaction, reads only the probe table (static, in libautoopt's own data) and writes only the
+ * volatile words below; no malloc, no locks, no stdio.  A fault that is not on a probed page goes
+ * to the handler installed before this one (paging's, UCX's or the default), as the kernel would
+ * have delivered it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "chains.h"
+
+#define AOT_CH_MAX_RUNS 512
+
+struct aot_ch_run {
+    uintptr_t lo, hi;                 /* page-aligned */
+    int prot;
+};
+static struct aot_ch_run aot_ch_runs[AOT_CH_MAX_RUNS];
+static int aot_ch_nruns;
+static uintptr_t aot_ch_page;
+volatile int aot_ch_probe_on;
+volatile int aot_ch_touched;
+volatile uintptr_t aot_ch_touch_addr, aot_ch_touch_ip;
+static struct sigaction aot_ch_old_segv;
+static int aot_ch_installed;
+static uintptr_t aot_ch_stk_lo, aot_ch_stk_hi;
+
+void aot_ch_probe_lift(void)
+{
+    int n = aot_ch_nruns;
+    if (!aot_ch_probe_on)
+        return;
+    aot_ch_probe_on = 0;
+    aot_probes_armed = 0;
+    for (int i = 0; i < n; i++)
+        syscall(SYS_mprotect, (void *) aot_ch_runs[i].lo, aot_ch_runs[i].hi - aot_ch_runs[i].lo,
+                PROT_READ | PROT_WRITE);
+}
+
+/* Installed as aot_probes_release: a libc call is about to hand probed memory to the kernel or
+ * the allocator.  Lift the probes and count it as the program touching the phase's data. */
+static void aot_ch_probe_release(void)
+{
+    if (!aot_ch_probe_on)
+        return;
+    aot_ch_probe_lift();
+    if (aot_tls.depth == 0)
+        aot_ch_touched = 1;
+}
+
+void aot_ch_probe_reset(void)
+{
+    aot_ch_probe_lift();
+    aot_ch_nruns = 0;
+}
+
+void aot_ch_probe_add(intptr_t lo, intptr_t hi, int recv)
+{
+    uintptr_t plo, phi;
+    if (hi <= lo || aot_ch_nruns >= AOT_CH_MAX_RUNS)
+        return;
+    plo = (uintptr_t) lo & ~(aot_ch_page - 1);
+    phi = ((uintptr_t) hi + aot_ch_page - 1) & ~(aot_ch_page - 1);
+    aot_ch_runs[aot_ch_nruns].lo = plo;
+    aot_ch_runs[aot_ch_nruns].hi = phi;
+    aot_ch_runs[aot_ch_nruns].prot = recv ? PROT_NONE : PROT_READ;
+    aot_ch_nruns++;
+}
+
+/* Read-only runs first, then no-access ones: a page under both ends up no-access. */
+void aot_ch_probe_arm(void)
+{
+    if (!aot_ch_nruns || !aot_ch_installed)
+        return;
+    aot_ch_probe_on = 1;
+    aot_probes_armed = 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < aot_ch_nruns; i++) {
+            int prot = aot_ch_runs[i].prot;
+            if ((pass == 0) != (prot == PROT_READ))
+                continue;
+            if (syscall(SYS_mprotect, (void *) aot_ch_runs[i].lo,
+                        aot_ch_runs[i].hi - aot_ch_runs[i].lo, prot) != 0) {
+                aot_ch_probe_lift();      /* not observable: treat as no probe at all */
+                return;
+            }
+        }
+}
+
+static int aot_ch_on_probe(uintptr_t addr)
+{
+    for (int i = 0; i < aot_ch_nruns; i++)
+        if (addr >= aot_ch_runs[i].lo && addr < aot_ch_runs[i].hi)
+            return 1;
+    return 0;
+}
+
+static void aot_ch_chain_old(int sig, siginfo_t *si, void *ctx)
+{
+    const struct sigaction *old = &aot_ch_old_segv;
+    int plain = !(old->sa_flags & SA_SIGINFO);
+
+    if (plain && (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset(&dfl.sa_mask);
+        sigaction(sig, &dfl, NULL);
+        if (si->si_code <= 0)
+            raise(sig);                   /* sent, not a fault: deliver it again */
+        return;                           /* a fault repeats and now kills */
+    }
+    if (plain)
+        old->sa_handler(sig);
+    else
+        old->sa_sigaction(sig, si, ctx);
+}
+
+static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
+{
+    int saved_errno = errno;
+    uintptr_t addr = (uintptr_t) si->si_addr;
+
+    if (aot_ch_probe_on && si->si_code > 0 && aot_ch_on_probe(addr)) {
+        aot_ch_probe_lift();
+        if (aot_tls.depth == 0) {
+            /* the program itself; inside MPI or autoopt it is not a touch of the program */
+            const ucontext_t *uc = ctx;
+            aot_ch_touch_addr = addr;
+            aot_ch_touch_ip = (uintptr_t) uc->uc_mcontext.gregs[REG_RIP];
+            aot_ch_touched = 1;
+        }
+        errno = saved_errno;
+        return;
+    }
+    errno = saved_errno;
+    aot_ch_chain_old(sig, si, ctx);
+}
+
+/* ---------------------------------------------------------------- where probes may go */
+
+int aot_ch_on_stack(intptr_t lo, intptr_t hi)
+{
+    return (uintptr_t) lo < aot_ch_stk_hi && (uintptr_t) hi > aot_ch_stk_lo;
+}
+
+/* /proc/self/maps, cached; re-read when an address is not found (a new mapping). */
+struct aot_ch_map {
+    uintptr_t lo, hi;
+    int ok;                           /* rw-p */
+};
+static struct aot_ch_map *aot_ch_maps;
+static int aot_ch_nmaps, aot_ch_capmaps;
+
+static void aot_ch_maps_read(void)
+{
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+
+    aot_ch_nmaps = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        char perm[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3)
+            continue;
+        if (aot_ch_nmaps == aot_ch_capmaps) {
+            int cap = aot_ch_capmaps ? 2 * aot_ch_capmaps : 256;
+            struct aot_ch_map *m = aot_ch_alloc((size_t) cap * sizeof(*m));
+            if (!m)
+                break;
+            if (aot_ch_nmaps)
+                memcpy(m, aot_ch_maps, (size_t) aot_ch_nmaps * sizeof(*m));
+            aot_ch_free(aot_ch_maps, (size_t) aot_ch_capmaps * sizeof(*m));
+            aot_ch_maps = m;
+            aot_ch_capmaps = cap;
+        }
+        aot_ch_maps[aot_ch_nmaps].lo = lo;
+        aot_ch_maps[aot_ch_nmaps].hi = hi;
+        aot_ch_maps[aot_ch_nmaps].ok = perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p';
+        aot_ch_nmaps++;
+    }
+    fclose(f);
+}
+
+/* 1: every page of [lo, hi) is in rw-p mappings; 0: not; -1: not found in the cache. */
+static int aot_ch_maps_check(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t at = lo;
+    for (int i = 0; i < aot_ch_nmaps && at < hi; i++) {
+        if (aot_ch_maps[i].hi <= at || aot_ch_maps[i].lo > at)
+            continue;
+        if (!aot_ch_maps[i].ok)
+            return 0;
+        at = aot_ch_maps[i].hi;
+        i = -1;                       /* maps are sorted, but restart: cheap and simple */
+    }
+    return at >= hi ? 1 : -1;
+}
+
+int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi)
+{
+    uintptr_t plo, phi;
+    int r;
+    if (hi <= lo)
+        return 1;
+    plo = (uintptr_t) lo & ~(aot_ch_page - 1);
+    phi = ((uintptr_t) hi + aot_ch_page - 1) & ~(aot_ch_page - 1);
+    r = aot_ch_maps_check(plo, phi);
+    if (r < 0) {
+        aot_ch_maps_read();
+        r = aot_ch_maps_check(plo, phi);
+    }
+    return r == 1;
+}
+
+/* ---------------------------------------------------------------- installation */
+
+int aot_ch_probe_init(char *err, size_t errlen)
+{
+    struct sigaction sa;
+    pthread_attr_t a;
+    void *addr = NULL;
+    size_t size = 0;
+
+    aot_ch_page = (uintptr_t) sysconf(_SC_PAGESIZE);
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+            aot_ch_stk_lo = (uintptr_t) addr;
+            aot_ch_stk_hi = (uintptr_t) addr + size;
+        }
+        pthread_attr_destroy(&a);
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = aot_ch_segv;
+    /* SA_SIGINFO: fault address and RIP.  SA_NODEFER: paging's handler may run nested (its own
+     * fault inside a wait) and chain to this one.  SA_ONSTACK: the program's alternate stack. */
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &aot_ch_old_segv) != 0) {
+        snprintf(err, errlen, "chains: sigaction: %s", strerror(errno));
+        return -1;
+    }
+    aot_ch_installed = 1;
+    aot_probes_release = aot_ch_probe_release;
+    return 0;
+}
+
+void aot_ch_probe_finalize(void)
+{
+    struct sigaction cur;
+
+    aot_ch_probe_reset();
+    aot_probes_release = NULL;
+    if (!aot_ch_installed)
+        return;
+    /* Only if it is still ours on top; otherwise whoever is on top chains to it, and it passes
+     * everything on (no probe is ever set again). */
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction == aot_ch_segv) {
+        sigaction(SIGSEGV, &aot_ch_old_segv, NULL);
+        aot_ch_installed = 0;
+    }
+}

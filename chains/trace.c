@@ -1,0 +1,417 @@
+/*
+ * trace.c: the trace writer (AUTOOPT_TRACE=dir): one file per rank, format in
+ * docs/trace-format.md (version 1).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Fixed 32-byte records go into a private 1 MiB buffer that is written out with raw write(2)
+ * system calls when full and at MPI_Finalize, followed by the tables (signatures with their
+ * call sites, chains, strings) as tab-separated text.  A process that dies leaves the records of
+ * its full buffers: autoopt-trace reads them and reports where the file ends.
+ *
+ * The writer can be called from paging's SIGSEGV handler (AOT_TR_FAULT, AOT_TR_WAIT with a NULL
+ * text), so the record path takes no lock, never allocates and uses only write(2); a call that
+ * arrives while another is inside the writer (a signal in between) is counted as dropped.
+ *
+ * A call's record (AOT_TR_CALL) is written when it returns, with the time it entered, its
+ * duration and its signature: routed calls get theirs from chains.c, every other call one of
+ * (call site, function).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dlfcn.h>
+
+#include "chains.h"
+
+#define AOT_CH_TR_VERSION 1
+#define AOT_CH_TR_HEADER 64
+#define AOT_CH_TR_BUF ((size_t) 1 << 20)
+#define AOT_CH_TR_TABLE 255
+#define AOT_CH_TR_NSTR 256
+#define AOT_CH_TR_STRLEN 96
+
+struct aot_ch_rec {
+    uint8_t kind;
+    uint8_t flags;                    /* bit 0: sig holds a string id */
+    uint16_t fn;                      /* 0xffff: none */
+    uint32_t sig;                     /* 0xffffffff: none */
+    uint64_t t;                       /* ns since the trace started */
+    uint64_t a, b;
+};
+_Static_assert(sizeof(struct aot_ch_rec) == 32, "trace records are 32 bytes");
+
+int aot_ch_trace_on;
+static int aot_ch_tr_fd = -1;
+static char *aot_ch_tr_buf;
+static size_t aot_ch_tr_used;
+static volatile int aot_ch_tr_busy;
+static uint64_t aot_ch_tr_dropped, aot_ch_tr_records, aot_ch_tr_t0;
+static int aot_ch_tr_failed;
+
+/* the call in progress */
+static uint64_t aot_ch_tr_call_t;
+static uint32_t aot_ch_tr_call_sig;
+static int aot_ch_tr_call_fn = -1;
+
+static char aot_ch_tr_str[AOT_CH_TR_NSTR][AOT_CH_TR_STRLEN];
+static int aot_ch_tr_nstr;
+
+uint64_t aot_ch_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static void aot_ch_tr_write(const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0 && !aot_ch_tr_failed) {
+        long w = syscall(SYS_write, aot_ch_tr_fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            aot_ch_tr_failed = 1;     /* reported at finalize */
+            return;
+        }
+        c += w;
+        n -= (size_t) w;
+    }
+}
+
+static void aot_ch_tr_flush(void)
+{
+    if (aot_ch_tr_used) {
+        aot_ch_tr_write(aot_ch_tr_buf, aot_ch_tr_used);
+        aot_ch_tr_used = 0;
+    }
+}
+
+static void aot_ch_tr_append(const struct aot_ch_rec *r)
+{
+    if (aot_ch_tr_used + sizeof(*r) > AOT_CH_TR_BUF)
+        aot_ch_tr_flush();
+    memcpy(aot_ch_tr_buf + aot_ch_tr_used, r, sizeof(*r));
+    aot_ch_tr_used += sizeof(*r);
+    aot_ch_tr_records++;
+}
+
+/* A string's id (texts are copied: a caller's buffer may not live until finalize). */
+static uint32_t aot_ch_tr_intern(const char *text)
+{
+    int i;
+    for (i = 0; i < aot_ch_tr_nstr; i++)
+        if (strncmp(aot_ch_tr_str[i], text, AOT_CH_TR_STRLEN - 1) == 0)
+            return (uint32_t) i;
+    if (aot_ch_tr_nstr == AOT_CH_TR_NSTR)
+        return AOT_CH_NONE;
+    for (int k = 0; k < AOT_CH_TR_STRLEN - 1 && text[k]; k++)
+        aot_ch_tr_str[i][k] = (text[k] == '\t' || text[k] == '\n') ? ' ' : text[k];
+    return (uint32_t) aot_ch_tr_nstr++;
+}
+
+static void aot_ch_tr_writer(enum aot_trace_kind kind, int fn, uint64_t a, uint64_t b,
+                             const char *text)
+{
+    struct aot_ch_rec r;
+
+    if (aot_ch_tr_busy) {
+        aot_ch_tr_dropped++;
+        return;
+    }
+    aot_ch_tr_busy = 1;
+    if (kind == AOT_TR_CALL) {
+        aot_ch_tr_call_t = aot_ch_now_ns();
+        aot_ch_tr_call_fn = fn;
+        aot_ch_tr_call_sig = AOT_CH_NONE;
+        aot_ch_tr_busy = 0;
+        return;
+    }
+    memset(&r, 0, sizeof(r));
+    r.kind = (uint8_t) kind;
+    r.fn = fn < 0 ? 0xffff : (uint16_t) fn;
+    r.sig = AOT_CH_NONE;
+    if (text) {
+        r.sig = aot_ch_tr_intern(text);
+        r.flags = r.sig != AOT_CH_NONE;
+    }
+    r.t = aot_ch_now_ns() - aot_ch_tr_t0;
+    r.a = a;
+    r.b = b;
+    aot_ch_tr_append(&r);
+    aot_ch_tr_busy = 0;
+}
+
+void aot_ch_trace_sig(uint32_t id)
+{
+    aot_ch_tr_call_sig = id;
+}
+
+void aot_ch_trace_leave(int fn)
+{
+    struct aot_ch_rec r;
+    uint64_t now = aot_ch_now_ns();
+    struct aot_ch_sig *s;
+
+    if (aot_ch_tr_call_fn != fn || aot_ch_tr_busy)
+        return;
+    aot_ch_tr_busy = 1;
+    aot_ch_tr_call_fn = -1;
+    if (aot_ch_tr_call_sig == AOT_CH_NONE) {
+        /* not a routed call: its signature is (call site, function) */
+        struct aot_ch_key k;
+        const void *frames[AOT_CH_MAX_DEPTH];
+        const char *file;
+        int nframes, line, created;
+        memset(&k, 0, sizeof(k));
+        k.site = aot_ch_site(0, aot_cfg.site_depth, frames, &nframes, &file, &line);
+        k.fn = fn;
+        s = aot_ch_sig_get(&k, frames, nframes, file, line, &created);
+        if (s) {
+            if (created)
+                s->why = AOT_CH_NOT_P2P;
+            s->calls++;
+            aot_ch_tr_call_sig = s->id;
+        }
+    }
+    s = aot_ch_sig_by_id(aot_ch_tr_call_sig);
+    if (s)
+        s->time_ns += now - aot_ch_tr_call_t;
+    memset(&r, 0, sizeof(r));
+    r.kind = AOT_TR_CALL;
+    r.fn = (uint16_t) fn;
+    r.sig = aot_ch_tr_call_sig;
+    r.t = aot_ch_tr_call_t - aot_ch_tr_t0;
+    r.a = now - aot_ch_tr_call_t;
+    aot_ch_tr_append(&r);
+    aot_ch_tr_busy = 0;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+struct aot_ch_text {
+    char *p;
+    size_t len, cap;
+};
+
+static void aot_ch_text_add(struct aot_ch_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void aot_ch_text_add(struct aot_ch_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    for (;;) {
+        size_t room = t->cap - t->len;
+        va_start(ap, fmt);
+        n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (t->p && (size_t) n < room) {
+            t->len += (size_t) n;
+            return;
+        }
+        {
+            size_t cap = t->cap ? 2 * t->cap : 65536;
+            char *p;
+            while (cap < t->len + (size_t) n + 1)
+                cap *= 2;
+            p = aot_ch_alloc(cap);
+            if (!p)
+                return;
+            if (t->len)
+                memcpy(p, t->p, t->len);
+            aot_ch_free(t->p, t->cap);
+            t->p = p;
+            t->cap = cap;
+        }
+    }
+}
+
+/* Text for the table: tabs and newlines become spaces. */
+static const char *aot_ch_clean(char *s)
+{
+    for (char *c = s; *c; c++)
+        if (*c == '\t' || *c == '\n')
+            *c = ' ';
+    return s;
+}
+
+const struct aot_ch_learner *aot_ch_learner_get(void);
+
+static void aot_ch_tr_tables(struct aot_ch_text *t)
+{
+    static const char *const reasons[] = {
+#define AOT_X(name, text) #name,
+        AOT_PASS_REASONS(AOT_X)
+#undef AOT_X
+    };
+    const struct aot_ch_learner *L = aot_ch_learner_get();
+
+    aot_ch_text_add(t, "autoopt-trace-table\t%d\n", AOT_CH_TR_VERSION);
+    aot_ch_text_add(t, "rank\t%d\t%d\n", aot_world_rank, aot_world_size);
+    aot_ch_text_add(t, "records\t%llu\t%llu\n", (unsigned long long) aot_ch_tr_records,
+                    (unsigned long long) aot_ch_tr_dropped);
+    for (int fn = 0; fn < AOT_FN_COUNT; fn++)
+        aot_ch_text_add(t, "fn\t%d\t%s\n", fn, aot_function_names[fn]);
+    for (int r = 0; r < AOT_PASS_NREASONS; r++)
+        aot_ch_text_add(t, "reason\t%d\t%s\n", r, reasons[r]);
+    for (int i = 0; i < aot_ch_tr_nstr; i++)
+        aot_ch_text_add(t, "str\t%d\t%s\n", i, aot_ch_tr_str[i]);
+    for (uint32_t id = 0; id < aot_ch_sig_count(); id++) {
+        const struct aot_ch_sig *s = aot_ch_sig_by_id(id);
+        const struct aot_ch_key *k = &s->key;
+        char where[512];
+        aot_ch_sig_where(s, where, sizeof(where));
+        aot_ch_text_add(t, "sig\t%u\t%s\t%llu\t%llu\t%s\t%d\t%d\t%d\t%d\t%d\t%#lx\t%d\t%d\t%d\t%d"
+                        "\t%#lx\t%d\t%s\n", id,
+                        k->fn >= 0 && k->fn < AOT_FN_COUNT ? aot_function_names[k->fn] : "?",
+                        (unsigned long long) s->calls, (unsigned long long) s->time_ns,
+                        aot_ch_clean(where), (int) k->comm, k->dest, k->stag, k->scount,
+                        (int) k->sdt, (unsigned long) (uintptr_t) k->sbuf, k->source, k->rtag,
+                        k->rcount, (int) k->rdt, (unsigned long) (uintptr_t) k->rbuf,
+                        s->why, aot_ch_why_text[s->why]);
+        for (int f = 0; f < s->nframes; f++) {
+            Dl_info di;
+            char sym[512];
+            if (dladdr(s->frames[f], &di) && di.dli_fname) {
+                const char *base = strrchr(di.dli_fname, '/');
+                snprintf(sym, sizeof(sym), "%s+0x%lx",
+                         di.dli_sname ? di.dli_sname : base ? base + 1 : di.dli_fname,
+                         (unsigned long) ((uintptr_t) s->frames[f] -
+                                          (uintptr_t) (di.dli_sname ? di.dli_saddr
+                                                                    : di.dli_fbase)));
+                aot_ch_text_add(t, "frame\t%u\t%d\t%s\t%#lx\t%s\n", id, f, di.dli_fname,
+                                (unsigned long) ((uintptr_t) s->frames[f] -
+                                                 (uintptr_t) di.dli_fbase),
+                                aot_ch_clean(sym));
+            } else {
+                aot_ch_text_add(t, "frame\t%u\t%d\t?\t%#lx\t?\n", id, f,
+                                (unsigned long) (uintptr_t) s->frames[f]);
+            }
+        }
+    }
+    for (int i = 0; L && i < L->nall; i++) {
+        const struct aot_ch_chain *c = L->all[i];
+        const char *state = c->disabled ? "disabled" : c->confirmed ? "confirmed" : "learning";
+        aot_ch_text_add(t, "chain\t%u\t%s\t%d\t%d\t%llu\t%llu\t%llu\t", c->id, state, c->reps,
+                        c->breaks, (unsigned long long) c->starts,
+                        (unsigned long long) c->completions, (unsigned long long) c->learned);
+        for (int m = 0; m < c->n; m++)
+            aot_ch_text_add(t, "%s%u", m ? "," : "", c->members[m]);
+        aot_ch_text_add(t, "\n");
+    }
+    aot_ch_text_add(t, "end\n");
+}
+
+/* ---------------------------------------------------------------- init / finalize */
+
+static int aot_ch_mkdirs(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof(path))
+        return -1;
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] == '/' || path[i] == '\0') {
+            char c = path[i];
+            path[i] = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return -1;
+            path[i] = c;
+        }
+    }
+    return 0;
+}
+
+int aot_trace_init(char *err, size_t errlen)
+{
+    char path[4096];
+    unsigned char h[AOT_CH_TR_HEADER];
+    uint32_t u32;
+    int32_t i32;
+    uint64_t u64;
+    struct timespec rt;
+
+    if (!aot_cfg.trace_dir)
+        return 0;
+    if (aot_ch_mkdirs(aot_cfg.trace_dir) != 0) {
+        snprintf(err, errlen, "AUTOOPT_TRACE=%s: cannot create the directory: %s",
+                 aot_cfg.trace_dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/rank-%05d.aottrace", aot_cfg.trace_dir, aot_world_rank);
+    aot_ch_tr_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (aot_ch_tr_fd < 0) {
+        snprintf(err, errlen, "AUTOOPT_TRACE: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    aot_ch_tr_buf = aot_ch_alloc(AOT_CH_TR_BUF);
+    if (!aot_ch_tr_buf) {
+        snprintf(err, errlen, "AUTOOPT_TRACE: cannot map the trace buffer");
+        return -1;
+    }
+    aot_ch_site_init();
+    clock_gettime(CLOCK_REALTIME, &rt);
+    aot_ch_tr_t0 = aot_ch_now_ns();
+    memset(h, 0, sizeof(h));
+    memcpy(h, "AOTTRACE", 8);
+    u32 = AOT_CH_TR_VERSION;                  memcpy(h + 8, &u32, 4);
+    u32 = AOT_CH_TR_HEADER;                   memcpy(h + 12, &u32, 4);
+    u32 = sizeof(struct aot_ch_rec);          memcpy(h + 16, &u32, 4);
+    i32 = aot_world_rank;                     memcpy(h + 20, &i32, 4);
+    i32 = aot_world_size;                     memcpy(h + 24, &i32, 4);
+    u32 = (uint32_t) getpid();                memcpy(h + 28, &u32, 4);
+    u64 = (uint64_t) rt.tv_sec * 1000000000ull + (uint64_t) rt.tv_nsec;
+    memcpy(h + 32, &u64, 8);
+    u64 = aot_ch_tr_t0;                       memcpy(h + 40, &u64, 8);
+    u32 = AOT_FN_COUNT;                       memcpy(h + 48, &u32, 4);
+    u32 = (aot_cfg.chains ? 1u : 0u) | (aot_cfg.chain_verify ? 2u : 0u) |
+          (aot_cfg.convert ? 4u : 0u) | (aot_cfg.collectives ? 8u : 0u);
+    memcpy(h + 52, &u32, 4);
+    u32 = (uint32_t) aot_cfg.site_depth;      memcpy(h + 56, &u32, 4);
+    u32 = (uint32_t) aot_cfg.chain_confirm;   memcpy(h + 60, &u32, 4);
+    aot_ch_tr_write(h, sizeof(h));
+    aot_ch_trace_on = 1;
+    aot_trace_writer = aot_ch_tr_writer;
+    __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_TRACE | AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+    AOT_LOG(1, "trace: %s", path);
+    return 0;
+}
+
+void aot_trace_finalize(void)
+{
+    struct aot_ch_text t = { NULL, 0, 0 };
+    struct aot_ch_rec r;
+
+    if (!aot_ch_trace_on)
+        return;
+    aot_trace_writer = NULL;
+    __atomic_fetch_and(&aot_hooks_armed, ~(AOT_ARM_TRACE | AOT_ARM_CHAINS), __ATOMIC_RELAXED);
+    aot_ch_trace_on = 0;
+    aot_ch_tr_tables(&t);
+    memset(&r, 0, sizeof(r));
+    r.kind = AOT_CH_TR_TABLE;
+    r.fn = 0xffff;
+    r.sig = AOT_CH_NONE;
+    r.t = aot_ch_now_ns() - aot_ch_tr_t0;
+    r.a = t.len;
+    aot_ch_tr_append(&r);
+    aot_ch_tr_flush();
+    aot_ch_tr_write(t.p, t.len);
+    if (aot_ch_tr_failed)
+        aot_log(0, "AUTOOPT_TRACE: writing the trace failed; the file is incomplete");
+    close(aot_ch_tr_fd);
+    aot_ch_tr_fd = -1;
+    aot_ch_free(t.p, t.cap);
+}
