@@ -906,10 +906,11 @@ int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
         why = AOT_PASS_PROC_NULL;
     else if (aot_pg_site_learned(site))
         why = AOT_PASS_TOUCHED_AT_ONCE;
-    else if (!(why = aot_pg_comm_check(comm)) && !(why = aot_pg_part_size(&c.s, buf, count, dt))) {
+    else if (!(why = aot_pg_part_size(&c.s, buf, count, dt))) {
+        /* size first: it is one cached lookup, the communicator check three MPI calls */
         if (c.s.bytes < aot_cfg.convert_min)
             why = AOT_PASS_BELOW_MIN;
-        else
+        else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.s, AOT_PG_SEND);
     }
     if (!why) {
@@ -939,11 +940,11 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         why = AOT_PASS_WILDCARD_STATUS;
     else if (aot_pg_site_learned(site))
         why = AOT_PASS_TOUCHED_AT_ONCE;
-    else if (!(why = aot_pg_comm_check(comm)) && !(why = aot_pg_part_size(&c.r, buf, count, dt))) {
+    else if (!(why = aot_pg_part_size(&c.r, buf, count, dt))) {
         /* a message without data only synchronizes: its completion is its whole effect */
         if (c.r.bytes < aot_cfg.convert_min || c.r.bytes == 0)
             why = AOT_PASS_BELOW_MIN;
-        else
+        else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.r, AOT_PG_RECV);
     }
     if (!why) {
@@ -978,8 +979,6 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
         return AOT_PASS_WILDCARD_STATUS;
     if (aot_pg_site_learned(c->site))
         return AOT_PASS_TOUCHED_AT_ONCE;
-    if ((why = aot_pg_comm_check(c->comm)))
-        return why;
     if (c->has_s) {
         if ((why = aot_pg_part_size(&c->s, sbuf, scount, sdt)))
             return why;
@@ -995,6 +994,8 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
     }
     if (bytes < aot_cfg.convert_min)
         return AOT_PASS_BELOW_MIN;
+    if ((why = aot_pg_comm_check(c->comm)))
+        return why;
     if (c->has_s && (why = aot_pg_part_prepare(&c->s, AOT_PG_SEND)))
         return why;
     if (c->has_r && (why = aot_pg_part_prepare(&c->r, AOT_PG_RECV)))
