@@ -1,0 +1,65 @@
+/*
+ * aot_tuning.h: the tuning file (docs/tuning-format.md) in memory, its reader and its writer.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A tuning file maps (collective, communicator-size range, message-size range) to an algorithm
+ * and its parameter.  autoopt reads it in MPI_Init (AUTOOPT_TUNING=path); the tuner writes it
+ * with aot_tuning_add() and aot_tuning_write().  No MPI calls in here.
+ */
+#ifndef AOT_TUNING_H_INCLUDED
+#define AOT_TUNING_H_INCLUDED
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "aot_config.h"
+
+#define AOT_TUNING_VERSION 1
+#define AOT_TUNING_INF_RANKS INT_MAX      /* "inf" as the upper end of a ranks range */
+#define AOT_TUNING_INF_BYTES UINT64_MAX   /* "inf" as the upper end of a bytes range */
+
+struct aot_tuning_rule {
+    int kind;                   /* enum aot_coll_kind */
+    int ranks_lo, ranks_hi;     /* communicator sizes, inclusive */
+    uint64_t bytes_lo, bytes_hi; /* message sizes, inclusive (per collective: docs) */
+    int alg;                    /* index into the registry (aot_coll_algs) */
+    long param;                 /* the algorithm's parameter, 0 when it has none */
+    int line;                   /* line in the file it came from, 0 when built in memory */
+};
+
+struct aot_tuning {
+    struct aot_tuning_rule *rules;
+    size_t n, cap;
+};
+
+void aot_tuning_init(struct aot_tuning *t);
+void aot_tuning_free(struct aot_tuning *t);
+
+/* Adds one rule after checking it: an algorithm of that collective, a parameter in range,
+ * non-empty ranges, and (within one collective) ranks ranges that are either identical or
+ * disjoint and bytes ranges that do not overlap for the same ranks range.  0, or -1 with a
+ * message in err. */
+int aot_tuning_add(struct aot_tuning *t, const struct aot_tuning_rule *r, char *err,
+                   size_t errlen);
+
+/* Parses the text of a tuning file; `name` names it in messages
+ * ("tune.txt:12: expected 'bytes <lo>-<hi>'").  Rules are appended to t. */
+int aot_tuning_parse(struct aot_tuning *t, const char *text, size_t len, const char *name,
+                     char *err, size_t errlen);
+/* Reads a whole file into a malloc'ed, NUL-terminated buffer. */
+int aot_tuning_slurp(const char *path, char **text, size_t *len, char *err, size_t errlen);
+/* aot_tuning_slurp + aot_tuning_parse. */
+int aot_tuning_read(struct aot_tuning *t, const char *path, char *err, size_t errlen);
+
+/* Writes t in the current format version (rules sorted by collective, ranks, bytes).
+ * 0, or -1 on an I/O error. */
+int aot_tuning_write(const struct aot_tuning *t, FILE *f);
+int aot_tuning_save(const struct aot_tuning *t, const char *path, char *err, size_t errlen);
+
+/* The rule for a call, or NULL (then MPI's own algorithm runs). */
+const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int kind,
+                                                int comm_size, uint64_t bytes);
+
+#endif /* AOT_TUNING_H_INCLUDED */

@@ -1,0 +1,328 @@
+/*
+ * coll_internal.h: what the files of collectives/ share -- the registry, the decision, the
+ * helpers every algorithm uses, and the prototypes of all algorithms.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * An algorithm has the arguments of its collective plus one `long param` (the value of its
+ * parameter, 0 when it has none), and always runs on autoopt's private duplicate of the user's
+ * communicator, so its messages never meet the program's own.  It calls PMPI_* only, returns
+ * an MPI error code, and never sees MPI_IN_PLACE for allgather, allgatherv, alltoall and
+ * alltoallv (the runner turns it into an explicit send buffer; see coll_run.c).  Allreduce and
+ * reduce algorithms do handle MPI_IN_PLACE.
+ */
+#ifndef AOT_COLL_INTERNAL_H_INCLUDED
+#define AOT_COLL_INTERNAL_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#include "aot.h"
+#include "aot_coll.h"
+#include "aot_tuning.h"
+
+/* ---------------------------------------------------------------- algorithm signatures */
+
+typedef int aot_allreduce_fn(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm, long param);
+typedef int aot_bcast_fn(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                         long param);
+typedef int aot_reduce_fn(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                          int root, MPI_Comm comm, long param);
+typedef int aot_allgather_fn(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                             int rcount, MPI_Datatype rdt, MPI_Comm comm, long param);
+typedef int aot_allgatherv_fn(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                              const int *rcounts, const int *displs, MPI_Datatype rdt,
+                              MPI_Comm comm, long param);
+typedef int aot_alltoall_fn(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                            int rcount, MPI_Datatype rdt, MPI_Comm comm, long param);
+typedef int aot_alltoallv_fn(const void *sbuf, const int *scounts, const int *sdispls,
+                             MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                             const int *rdispls, MPI_Datatype rdt, MPI_Comm comm, long param);
+typedef int aot_barrier_fn(MPI_Comm comm, long param);
+
+union aot_coll_fn {
+#define AOT_X(upper, lower) aot_##lower##_fn *lower;
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+};
+
+/* Every algorithm, declared from the registry. */
+#define AOT_ALG(coll, name, restr, props, summary) aot_##coll##_fn aot_##coll##_##name;
+#define AOT_ALG_P(coll, name, restr, props, summary, ...) aot_##coll##_fn aot_##coll##_##name;
+#include "coll_algorithms.def"
+#undef AOT_ALG
+#undef AOT_ALG_P
+
+/* ---------------------------------------------------------------- the registry */
+
+enum { AOT_R_NONE = 0, AOT_R_COMMUTATIVE = 1u << 0, AOT_R_POF2 = 1u << 1 };
+enum { AOT_P_NONE = 0, AOT_P_ORDERED = 1u << 0 };
+
+#define AOT_COLL_MAXTUNE 4
+struct aot_coll_param {
+    const char *name;           /* NULL: the algorithm has no parameter */
+    long dflt, min, max;
+    long tune[AOT_COLL_MAXTUNE]; /* the values a tuner tries (and the tests run) */
+    int ntune;
+};
+
+struct aot_coll_alg {
+    enum aot_coll_kind kind;
+    const char *name;
+    union aot_coll_fn fn;
+    unsigned restrictions;      /* AOT_R_* */
+    unsigned properties;        /* AOT_P_* */
+    const char *summary;
+    struct aot_coll_param param;
+};
+
+/* The table, natives first: aot_coll_algs[kind] is the native algorithm of that kind. */
+extern const struct aot_coll_alg aot_coll_algs[];
+extern const int aot_coll_nalgs;
+/* "allreduce", "bcast", ... indexed by enum aot_coll_kind. */
+extern const char *const aot_coll_kind_names[AOT_COLL_NKINDS];
+/* "AUTOOPT_ALLREDUCE", ... */
+extern const char *const aot_coll_env_names[AOT_COLL_NKINDS];
+
+/* Index of algorithm `name` (len bytes) of kind, or -1. */
+int aot_coll_find(enum aot_coll_kind kind, const char *name, size_t len);
+/* Kind named `name` (len bytes), or -1. */
+int aot_coll_find_kind(const char *name, size_t len);
+
+/* ---------------------------------------------------------------- selection (pure) */
+
+struct aot_coll_choice {
+    int alg;                    /* index into aot_coll_algs */
+    long param;                 /* value of its parameter (0 when it has none) */
+};
+
+/* Parses "name[:param=value]" for kind.  0, or -1 with a message such as
+ * "unknown algorithm (known: native, ring, ...)" or "n must be an integer 1..1048576". */
+int aot_coll_parse_choice(enum aot_coll_kind kind, const char *spec, struct aot_coll_choice *out,
+                          char *err, size_t errlen);
+/* Writes "name" or "name:param=value" (the inverse of aot_coll_parse_choice). */
+int aot_coll_format_choice(const struct aot_coll_choice *c, char *buf, size_t len);
+
+/* The restrictions of alg that a call with this communicator size and operation violates
+ * (AOT_R_* bits; 0 when the algorithm may run). */
+unsigned aot_coll_check(int alg, int comm_size, int commutative);
+/* "needs a commutative operation" / "needs a power-of-two communicator size". */
+const char *aot_coll_restriction_text(unsigned failed);
+
+struct aot_coll_policy {
+    int forced[AOT_COLL_NKINDS];          /* registry index, -1 when not forced */
+    long forced_param[AOT_COLL_NKINDS];
+    const struct aot_tuning *tuning;      /* NULL: no tuning file */
+    int reproducible;                     /* AUTOOPT_REPRODUCIBLE */
+};
+
+enum aot_coll_why {
+    AOT_WHY_DEFAULT,        /* nothing forced or tuned: native */
+    AOT_WHY_FORCED,         /* AUTOOPT_<COLL> */
+    AOT_WHY_TUNED,          /* a rule of the tuning file */
+    AOT_WHY_RESTRICTED,     /* the forced or tuned algorithm's restriction rejected the call */
+    AOT_WHY_REPRODUCIBLE    /* replaced by an order-fixed reduction (AUTOOPT_REPRODUCIBLE) */
+};
+
+struct aot_coll_decision {
+    struct aot_coll_choice choice;
+    enum aot_coll_why why;
+    int rejected;           /* the algorithm that was replaced, or -1 */
+    unsigned failed;        /* its failed restrictions (AOT_WHY_RESTRICTED) */
+};
+
+/* The decision: forced algorithm, else tuning file, else native; an algorithm whose
+ * restriction rejects the call becomes native; under AUTOOPT_REPRODUCIBLE a reduction that is
+ * not AOT_P_ORDERED becomes the order-fixed default.  Pure: no MPI calls, no global state.
+ * Every input must be identical on all ranks (bytes: see aot_coll_bytes in coll_run.c). */
+void aot_coll_decide(const struct aot_coll_policy *pol, enum aot_coll_kind kind, int comm_size,
+                     uint64_t bytes, int commutative, struct aot_coll_decision *d);
+
+/* The order-fixed algorithm used for allreduce and reduce under AUTOOPT_REPRODUCIBLE. */
+int aot_coll_reproducible_default(enum aot_coll_kind kind, uint64_t bytes);
+
+/* ---------------------------------------------------------------- nested selection */
+
+/* Run the algorithm the policy selects for an allgather / alltoall made by another algorithm
+ * (Rabenseifner variations, allgather-based allreduce) on the private communicator pcomm.
+ * sbuf may be MPI_IN_PLACE. */
+int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                           int rcount, MPI_Datatype rdt, MPI_Comm pcomm);
+int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                          int rcount, MPI_Datatype rdt, MPI_Comm pcomm);
+
+/* ---------------------------------------------------------------- helpers (coll_util.c) */
+
+/* Tags on the private communicator: one per collective, so a message can only meet the
+ * matching algorithm even if two collectives' messages between the same pair were in flight. */
+enum {
+    AOT_TAG_ALLREDUCE = 1, AOT_TAG_BCAST, AOT_TAG_REDUCE, AOT_TAG_ALLGATHER, AOT_TAG_ALLGATHERV,
+    AOT_TAG_ALLTOALL, AOT_TAG_ALLTOALLV, AOT_TAG_BARRIER, AOT_TAG_SYNC, AOT_TAG_PHASE2
+};
+
+/* What the algorithms need to know about a datatype. */
+struct aot_dt {
+    int size;                      /* MPI_Type_size */
+    MPI_Aint lb, extent;
+    MPI_Aint true_lb, true_extent;
+    int contig;                    /* count elements are size*count bytes at buf + true_lb */
+};
+int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d);
+
+/* Element i of a buffer of elements of extent ext. */
+#define AOT_AT(buf, i, ext) ((void *) ((char *) (buf) + (MPI_Aint) (i) * (MPI_Aint) (ext)))
+
+/* Scratch memory for staging buffers, from a small cache of freed buffers (coll_util.c).
+ * Everything aot_coll_alloc or aot_coll_tmp returns goes back with aot_coll_free;
+ * aot_coll_scratch_release empties the cache (finalize). */
+void *aot_coll_alloc(size_t bytes);
+void aot_coll_free(void *p);
+void aot_coll_scratch_release(void);
+
+/* A temporary buffer for count elements of d: element i at result + i*extent.  Free *raw with
+ * aot_coll_free().  NULL when out of memory.  _padded: the elements from `used` on are zero bytes
+ * (padding that gets sent, so that no uninitialised memory goes on the wire). */
+void *aot_coll_tmp(MPI_Aint count, const struct aot_dt *d, void **raw);
+void *aot_coll_tmp_padded(MPI_Aint count, MPI_Aint used, const struct aot_dt *d, void **raw);
+
+/* Local copy between datatypes of the same signature (scount*sdt -> rcount*rdt;
+ * MPI_ERR_TRUNCATE when it does not fit).  Does nothing when source and destination are the
+ * same elements. */
+int aot_coll_copy(const void *src, int scount, MPI_Datatype sdt, void *dst, int rcount,
+                  MPI_Datatype rdt);
+/* Pack count elements to `bytes` contiguous bytes, and back. */
+int aot_coll_pack(const void *buf, int count, MPI_Datatype dt, void *out, MPI_Aint bytes);
+int aot_coll_unpack(const void *in, MPI_Aint bytes, void *buf, int count, MPI_Datatype dt);
+
+/* inout = in (op) inout, over count elements (MPI_Reduce_local); in comes from lower ranks. */
+int aot_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op);
+
+/* PMPI_Waitall without statuses. */
+int aot_coll_waitall(int n, MPI_Request *req);
+
+/* Synchronisation between the steps of the ring and pair families. */
+enum aot_coll_sync {
+    AOT_SYNC_NONE,      /* plain */
+    AOT_SYNC_LIGHT,     /* zero-byte handshake with the next step's peers */
+    AOT_SYNC_MPI,       /* PMPI_Barrier between steps */
+    AOT_SYNC_EVERY_N    /* PMPI_Barrier after every n steps */
+};
+/* Call before step `step` (1-based) whose peers are sendto / recvfrom. */
+int aot_coll_sync_step(MPI_Comm comm, enum aot_coll_sync mode, long n, int step, int sendto,
+                       int recvfrom);
+
+static inline int aot_coll_is_pof2(int p) { return p > 0 && (p & (p - 1)) == 0; }
+static inline int aot_coll_pof2_floor(int p)
+{
+    int q = 1;
+    while (q * 2 <= p)
+        q *= 2;
+    return q;
+}
+
+/* Element ranges when `count` elements are cut into `nblocks` blocks as evenly as possible:
+ * block i starts at aot_coll_block_start(count, nblocks, i). */
+static inline int aot_coll_block_start(int count, int nblocks, int i)
+{
+    int q = count / nblocks, r = count % nblocks;
+    return i * q + (i < r ? i : r);
+}
+
+/* A binary tree over the ranges of virtual ranks [0, p): the root of a range [lo, hi) is lo,
+ * its left subtree [lo+1, lhi) holds ceil((hi-lo-1)/2) ranks and its right subtree [lhi, hi)
+ * the rest.  Every subtree is a contiguous range of ranks (pre-order numbering), so reductions
+ * along it keep rank order.  Fields are virtual ranks, -1 when absent. */
+struct aot_bnode {
+    int parent, left, right;
+    int lo, hi, lhi;            /* own subtree [lo, hi), left [lo+1, lhi), right [lhi, hi) */
+};
+static inline void aot_coll_binary_node(int v, int p, struct aot_bnode *n)
+{
+    int lo = 0, hi = p, parent = -1, lhi;
+
+    while (lo != v) {
+        lhi = lo + 1 + (hi - lo) / 2;
+        parent = lo;
+        if (v < lhi) {
+            lo = lo + 1;
+            hi = lhi;
+        } else {
+            lo = lhi;
+        }
+    }
+    lhi = lo + 1 + (hi - lo) / 2;
+    n->parent = parent;
+    n->left = lo + 1 < lhi ? lo + 1 : -1;
+    n->right = lhi < hi ? lhi : -1;
+    n->lo = lo;
+    n->hi = hi;
+    n->lhi = lhi;
+}
+
+/* ---------------------------------------------------------------- shared engines */
+
+/* Ring and pair families (alltoall_exchange.c, alltoallv_exchange.c, allgather_exchange.c,
+ * allgatherv_exchange.c): pair = 0 gives ring steps, pair = 1 XOR steps (power of two). */
+int aot_alltoall_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                          int rcount, MPI_Datatype rdt, MPI_Comm comm, int pair,
+                          enum aot_coll_sync sync, long n);
+int aot_alltoallv_exchange(const void *sbuf, const int *scounts, const int *sdispls,
+                           MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
+                           MPI_Datatype rdt, MPI_Comm comm, int pair, enum aot_coll_sync sync,
+                           long n);
+int aot_allgather_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                           int rcount, MPI_Datatype rdt, MPI_Comm comm, int pair,
+                           enum aot_coll_sync sync, long n);
+int aot_allgatherv_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                            const int *rcounts, const int *displs, MPI_Datatype rdt,
+                            MPI_Comm comm, int pair, enum aot_coll_sync sync, long n);
+/* simple / spreading simple (posted all at once; spread = 1 orders peers rank+1, rank+2...). */
+int aot_alltoall_posted(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                        MPI_Datatype rdt, MPI_Comm comm, int spread);
+int aot_alltoallv_posted(const void *sbuf, const int *scounts, const int *sdispls,
+                         MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
+                         MPI_Datatype rdt, MPI_Comm comm, int spread);
+int aot_allgather_posted(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                         MPI_Datatype rdt, MPI_Comm comm, int spread);
+
+/* Mixed-radix (Bruck-style) engines: digit i of the distance has radix radix[i]
+ * (alltoall_radix.c, allgather_radix.c).  xor = 1: partners rank XOR distance (radix 2 only,
+ * power-of-two sizes). */
+int aot_alltoall_radix(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, MPI_Comm comm, const int *radix, int ndigits, int xor);
+int aot_allgather_radix(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                        MPI_Datatype rdt, MPI_Comm comm, const int *radix, int ndigits);
+/* Radices of a virtual torus of `dims` dimensions holding p ranks (mesh2d, mesh3d). */
+int aot_coll_mesh_radix(int p, int dims, int *radix);
+
+/* Imamura's Copy/Split/Merge broadcast (bcast_csm.c): ops[level] is 'C' or 'S' for the levels
+ * of a halving tree over the ranks (levels beyond nops are 'C'); merges follow in reverse. */
+int aot_bcast_csm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                  const char *ops, int nops);
+
+/* Recursive-halving reduce-scatter shared by the Rabenseifner family (coll_halving.c).
+ * Non-powers of two: the first 2*rem ranks pair up, even ones hand their vector to the odd
+ * one and sit out (newrank -1); the other pof2 ranks halve.  The vector is cut into pof2
+ * units, unit u being elements [uoff[u], uoff[u+1]); at level l a rank keeps the half of its
+ * unit range chosen by bit l of its newrank, so partial results always cover a contiguous range
+ * of ranks and non-commutative operations stay in rank order. */
+struct aot_halving {
+    MPI_Comm comm;
+    int p, rank, pof2, rem, newrank;   /* newrank -1: an even extra rank */
+    int nlevels;                       /* lg pof2 */
+    int lo[31], hi[31];                /* unit range kept after level l */
+    int ulo, uhi;                      /* final unit range */
+};
+int aot_halving_init(struct aot_halving *h, MPI_Comm comm);
+/* buf holds count elements of dt, in place; afterwards a rank with newrank >= 0 holds the full
+ * reduction of elements [uoff[ulo], uoff[uhi]).  uoff has pof2 + 1 entries. */
+int aot_halving_reduce_scatter(struct aot_halving *h, void *buf, int count, MPI_Datatype dt,
+                               MPI_Op op, int commutative, const int *uoff);
+/* Original rank of newrank nr. */
+static inline int aot_halving_rank(const struct aot_halving *h, int nr)
+{
+    return nr < h->rem ? 2 * nr + 1 : nr + h->rem;
+}
+
+#endif /* AOT_COLL_INTERNAL_H_INCLUDED */

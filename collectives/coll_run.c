@@ -1,0 +1,553 @@
+/*
+ * coll_run.c: the entry points intercept/ calls, the private communicators, start-up and
+ * shutdown of the repository.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A call goes: intercommunicator? -> PMPI.  Otherwise the decision (coll_select.c) from values
+ * every rank shares:
+ *   allreduce, reduce, bcast   bytes = count * type size
+ *   allgather, alltoall        bytes = rcount * size(rdt)  (one block, as OSU reports it)
+ *   allgatherv                 bytes = sum(rcounts) * size(rdt) / comm size
+ *   alltoallv, barrier         bytes = 0 (alltoallv counts differ by rank)
+ * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs on a
+ * private duplicate, made at the first call that needs it (every rank makes the same decision,
+ * so every rank calls PMPI_Comm_dup in the same collective) and cached in an attribute whose
+ * delete callback frees it with the user's communicator.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+struct aot_comm_state {
+    MPI_Comm dup;       /* private duplicate, MPI_COMM_NULL until an algorithm needs it */
+    int inter;          /* intercommunicator: always native */
+    int size, rank;
+};
+
+static struct aot_coll_policy aot_policy;
+static struct aot_tuning aot_tuning_table;
+static int aot_keyval = MPI_KEYVAL_INVALID;
+static int *aot_counter;             /* statistics counter id per algorithm */
+static unsigned char *aot_logged;    /* per algorithm: bit 0 first use, bit 1 fallback */
+static unsigned char aot_logged_repro[AOT_COLL_NKINDS];
+
+static const char *const aot_coll_groups[AOT_COLL_NKINDS] = {
+#define AOT_X(upper, lower) "coll." #lower,
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+};
+
+/* ---------------------------------------------------------------- private communicators */
+
+static int aot_comm_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    struct aot_comm_state *s = val;
+    (void) comm;
+    (void) keyval;
+    (void) extra;
+    if (s->dup != MPI_COMM_NULL)
+        PMPI_Comm_free(&s->dup);
+    free(s);
+    return MPI_SUCCESS;
+}
+
+static int aot_comm_state(MPI_Comm comm, struct aot_comm_state **out)
+{
+    struct aot_comm_state *s;
+    void *val;
+    int flag = 0, rc;
+
+    rc = PMPI_Comm_get_attr(comm, aot_keyval, &val, &flag);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag) {
+        *out = val;
+        return MPI_SUCCESS;
+    }
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    s->dup = MPI_COMM_NULL;
+    rc = PMPI_Comm_test_inter(comm, &s->inter);
+    if (rc == MPI_SUCCESS && !s->inter)
+        rc = PMPI_Comm_size(comm, &s->size);
+    if (rc == MPI_SUCCESS && !s->inter)
+        rc = PMPI_Comm_rank(comm, &s->rank);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_attr(comm, aot_keyval, s);
+    if (rc != MPI_SUCCESS) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return MPI_SUCCESS;
+}
+
+static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, MPI_Comm *pc)
+{
+    int rc = MPI_SUCCESS;
+    if (s->dup == MPI_COMM_NULL)
+        rc = PMPI_Comm_dup(comm, &s->dup);
+    *pc = s->dup;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- decision bookkeeping */
+
+static int aot_once(unsigned char *flags, unsigned char bit)
+{
+    return !(__atomic_fetch_or(flags, bit, __ATOMIC_RELAXED) & bit);
+}
+
+static const char *aot_why_text(enum aot_coll_why why)
+{
+    switch (why) {
+    case AOT_WHY_FORCED: return "forced";
+    case AOT_WHY_TUNED: return "tuning file";
+    case AOT_WHY_RESTRICTED: return "restriction fallback";
+    case AOT_WHY_REPRODUCIBLE: return "AUTOOPT_REPRODUCIBLE";
+    case AOT_WHY_DEFAULT: break;
+    }
+    return "default";
+}
+
+/* Decides, logs the first use of each algorithm and each fallback once (on rank 0 of the
+ * communicator, so a job prints it once), and counts.  fn < 0: a nested call (counted only
+ * under the algorithm's counter). */
+static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_rank,
+                     uint64_t bytes, int commutative, struct aot_coll_choice *c)
+{
+    struct aot_coll_decision d;
+    const struct aot_coll_alg *a;
+
+    aot_coll_decide(&aot_policy, kind, comm_size, bytes, commutative, &d);
+    a = &aot_coll_algs[d.choice.alg];
+    if (d.failed && aot_once(&aot_logged[d.rejected], 2) && comm_rank == 0)
+        aot_log(0, "%s: %s %s (communicator of %d ranks); falls back to native",
+                aot_coll_kind_names[kind], aot_coll_algs[d.rejected].name,
+                aot_coll_restriction_text(d.failed), comm_size);
+    if (d.why == AOT_WHY_REPRODUCIBLE && !d.failed && aot_once(&aot_logged_repro[kind], 1)
+        && comm_rank == 0)
+        AOT_LOG(1, "%s: %s does not fix the order of operations; AUTOOPT_REPRODUCIBLE=1 uses %s",
+                aot_coll_kind_names[kind], aot_coll_algs[d.rejected].name, a->name);
+    if (aot_cfg.verbose >= 1 && aot_once(&aot_logged[d.choice.alg], 1) && comm_rank == 0)
+        aot_log(1, "%s: %s (%s)", aot_coll_kind_names[kind], a->name, aot_why_text(d.why));
+    aot_stats_add(aot_counter[d.choice.alg], 1);
+    if (fn >= 0) {
+        if (d.choice.alg == (int) kind)
+            aot_stats_pass(fn, d.failed ? AOT_PASS_RESTRICTION : AOT_PASS_NO_SUBSYSTEM);
+        else
+            aot_stats_optimized(fn);
+        aot_trace(AOT_TR_COLL_ALG, fn, bytes, (uint64_t) d.choice.alg, a->name);
+    }
+    *c = d.choice;
+}
+
+/* ---------------------------------------------------------------- MPI_IN_PLACE */
+
+/* Allgather-type algorithms get the rank's own block as an explicit send buffer. */
+static int aot_run_allgather_alg(const struct aot_coll_choice *c, const void *sbuf, int scount,
+                                 MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
+                                 MPI_Comm pc)
+{
+    if (sbuf == MPI_IN_PLACE) {
+        MPI_Aint lb, ext;
+        int rank;
+        PMPI_Comm_rank(pc, &rank);
+        PMPI_Type_get_extent(rdt, &lb, &ext);
+        sbuf = AOT_AT(rbuf, (MPI_Aint) rank * rcount, ext);
+        scount = rcount;
+        sdt = rdt;
+    }
+    return aot_coll_algs[c->alg].fn.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, pc, c->param);
+}
+
+/* Alltoall algorithms read a copy of the receive buffer. */
+static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbuf, int scount,
+                                MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
+                                MPI_Comm pc)
+{
+    struct aot_dt d;
+    void *raw = NULL, *tmp;
+    int p, rc;
+
+    if (sbuf != MPI_IN_PLACE)
+        return aot_coll_algs[c->alg].fn.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, pc,
+                                                 c->param);
+    PMPI_Comm_size(pc, &p);
+    rc = aot_coll_dt(rdt, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    tmp = aot_coll_tmp((MPI_Aint) p * rcount, &d, &raw);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    rc = aot_coll_copy(rbuf, p * rcount, rdt, tmp, p * rcount, rdt);
+    if (rc == MPI_SUCCESS)
+        rc = aot_coll_algs[c->alg].fn.alltoall(tmp, rcount, rdt, rbuf, rcount, rdt, pc,
+                                               c->param);
+    aot_coll_free(raw);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- nested selection */
+
+int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                           int rcount, MPI_Datatype rdt, MPI_Comm pcomm)
+{
+    struct aot_coll_choice c;
+    int p, rank, tsz;
+
+    PMPI_Comm_size(pcomm, &p);
+    PMPI_Comm_rank(pcomm, &rank);
+    PMPI_Type_size(rdt, &tsz);
+    aot_pick(AOT_COLL_ALLGATHER, -1, p, rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    if (c.alg == AOT_COLL_ALLGATHER)
+        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+}
+
+int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                          int rcount, MPI_Datatype rdt, MPI_Comm pcomm)
+{
+    struct aot_coll_choice c;
+    int p, rank, tsz;
+
+    PMPI_Comm_size(pcomm, &p);
+    PMPI_Comm_rank(pcomm, &rank);
+    PMPI_Type_size(rdt, &tsz);
+    aot_pick(AOT_COLL_ALLTOALL, -1, p, rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    if (c.alg == AOT_COLL_ALLTOALL)
+        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+/* The state of comm, or NULL when the call must go to PMPI (intercommunicator, or an argument
+ * MPI should report on). */
+static struct aot_comm_state *aot_enter(MPI_Comm comm, int fn)
+{
+    struct aot_comm_state *s;
+
+    if (comm == MPI_COMM_NULL || aot_comm_state(comm, &s) != MPI_SUCCESS)
+        return NULL;
+    if (s->inter) {
+        aot_stats_pass(fn, AOT_PASS_INTERCOMM);
+        return NULL;
+    }
+    return s;
+}
+
+int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allreduce);
+    struct aot_coll_choice c;
+    int tsz, commute;
+    MPI_Comm pc;
+
+    if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
+        || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
+    aot_pick(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, s->size, s->rank,
+             (uint64_t) count * (uint64_t) tsz, commute, &c);
+    if (c.alg == AOT_COLL_ALLREDUCE)
+        return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
+    int rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, pc, c.param);
+}
+
+int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Bcast);
+    struct aot_coll_choice c;
+    int tsz;
+    MPI_Comm pc;
+
+    if (!s || count < 0 || root < 0 || root >= s->size
+        || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    aot_pick(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, s->size, s->rank,
+             (uint64_t) count * (uint64_t) tsz, 1, &c);
+    if (c.alg == AOT_COLL_BCAST)
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    int rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, pc, c.param);
+}
+
+int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    int root, MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Reduce);
+    struct aot_coll_choice c;
+    int tsz, commute;
+    MPI_Comm pc;
+
+    if (!s || count < 0 || root < 0 || root >= s->size
+        || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
+        || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
+    aot_pick(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, s->size, s->rank,
+             (uint64_t) count * (uint64_t) tsz, commute, &c);
+    if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
+        return aot_reduce_native(sbuf, rbuf, count, dt, op, root, comm, 0);
+    int rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, pc, c.param);
+}
+
+int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgather);
+    struct aot_coll_choice c;
+    int tsz;
+    MPI_Comm pc;
+
+    if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
+        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    aot_pick(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, s->size, s->rank,
+             (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    if (c.alg == AOT_COLL_ALLGATHER)
+        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    int rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+}
+
+int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                        const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgatherv);
+    struct aot_coll_choice c;
+    uint64_t total = 0;
+    int tsz;
+    MPI_Comm pc;
+
+    if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
+        return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    for (int i = 0; i < s->size; i++)
+        total += (uint64_t) (rcounts[i] > 0 ? rcounts[i] : 0);
+    aot_pick(AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv, s->size, s->rank,
+             total * (uint64_t) tsz / (uint64_t) s->size, 1, &c);
+    if (c.alg == AOT_COLL_ALLGATHERV)   /* with the MPICH one-rank workaround, see native.c */
+        return aot_allgatherv_native(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 0);
+    int rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sbuf == MPI_IN_PLACE) {
+        MPI_Aint lb, ext;
+        PMPI_Type_get_extent(rdt, &lb, &ext);
+        sbuf = AOT_AT(rbuf, displs[s->rank], ext);
+        scount = rcounts[s->rank];
+        sdt = rdt;
+    }
+    return aot_coll_algs[c.alg].fn.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, pc,
+                                              c.param);
+}
+
+int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                      MPI_Datatype rdt, MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoall);
+    struct aot_coll_choice c;
+    int tsz;
+    MPI_Comm pc;
+
+    if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
+        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    aot_pick(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, s->size, s->rank,
+             (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    if (c.alg == AOT_COLL_ALLTOALL)
+        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    int rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+}
+
+int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                       MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
+                       MPI_Datatype rdt, MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoallv);
+    struct aot_coll_choice c;
+    MPI_Comm pc;
+    int rc;
+
+    if (!s)
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+    aot_pick(AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, s->size, s->rank, 0, 1, &c);
+    if (c.alg == AOT_COLL_ALLTOALLV)
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+    rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sbuf == MPI_IN_PLACE) {
+        /* The algorithms read a copy of the receive buffer. */
+        struct aot_dt d;
+        void *raw = NULL, *tmp;
+        int n = 0;
+        for (int i = 0; i < s->size; i++)
+            if (rcounts[i] > 0 && rdispls[i] + rcounts[i] > n)
+                n = rdispls[i] + rcounts[i];
+        rc = aot_coll_dt(rdt, &d);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        tmp = aot_coll_tmp(n, &d, &raw);
+        if (!tmp)
+            return MPI_ERR_NO_MEM;
+        rc = aot_coll_copy(rbuf, n, rdt, tmp, n, rdt);
+        if (rc == MPI_SUCCESS)
+            rc = aot_coll_algs[c.alg].fn.alltoallv(tmp, rcounts, rdispls, rdt, rbuf, rcounts,
+                                                   rdispls, rdt, pc, c.param);
+        aot_coll_free(raw);
+        return rc;
+    }
+    return aot_coll_algs[c.alg].fn.alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                                             rdispls, rdt, pc, c.param);
+}
+
+int aot_coll_barrier(MPI_Comm comm)
+{
+    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Barrier);
+    struct aot_coll_choice c;
+    MPI_Comm pc;
+    int rc;
+
+    if (!s)
+        return PMPI_Barrier(comm);
+    aot_pick(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, s->size, s->rank, 0, 1, &c);
+    if (c.alg == AOT_COLL_BARRIER)
+        return PMPI_Barrier(comm);
+    rc = aot_comm_private(s, comm, &pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return aot_coll_algs[c.alg].fn.barrier(pc, c.param);
+}
+
+/* ---------------------------------------------------------------- start-up and shutdown */
+
+/* Rank 0 of MPI_COMM_WORLD reads the tuning file and broadcasts it, so that every rank parses
+ * the same text, reaches the same decisions and fails with the same message. */
+static int aot_read_tuning(const char *path, char *err, size_t errlen)
+{
+    char *text = NULL;
+    long len = 0;
+    size_t n = 0;
+    int rank, rc;
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        if (aot_tuning_slurp(path, &text, &n, err, errlen) == 0) {
+            len = (long) n;
+        } else {
+            len = -(long) strlen(err) - 1;
+        }
+    }
+    rc = PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        snprintf(err, errlen, "%s: cannot broadcast the tuning file", path);
+        free(text);
+        return -1;
+    }
+    if (len < 0) {
+        /* every rank reports rank 0's message */
+        PMPI_Bcast(err, (int) (-len), MPI_CHAR, 0, MPI_COMM_WORLD);
+        return -1;
+    }
+    if (rank != 0) {
+        text = malloc((size_t) len + 1);
+        if (!text) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            return -1;
+        }
+    }
+    rc = PMPI_Bcast(text, (int) len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS) {
+        text[len] = '\0';
+        rc = aot_tuning_parse(&aot_tuning_table, text, (size_t) len, path, err, errlen);
+    } else {
+        snprintf(err, errlen, "%s: cannot broadcast the tuning file", path);
+        rc = -1;
+    }
+    free(text);
+    return rc == 0 ? 0 : -1;
+}
+
+int aot_coll_init(char *err, size_t errlen)
+{
+    char msg[1024];
+    int rc;
+
+    aot_tuning_init(&aot_tuning_table);
+    aot_policy.tuning = NULL;
+    aot_policy.reproducible = aot_cfg.reproducible;
+    for (int k = 0; k < AOT_COLL_NKINDS; k++) {
+        struct aot_coll_choice c;
+        aot_policy.forced[k] = -1;
+        aot_policy.forced_param[k] = 0;
+        if (!aot_cfg.coll_force[k])
+            continue;
+        if (aot_coll_parse_choice(k, aot_cfg.coll_force[k], &c, msg, sizeof(msg)) != 0) {
+            snprintf(err, errlen, "%s=%s: %s", aot_coll_env_names[k], aot_cfg.coll_force[k], msg);
+            return -1;
+        }
+        aot_policy.forced[k] = c.alg;
+        aot_policy.forced_param[k] = c.param;
+    }
+
+    aot_counter = malloc((size_t) aot_coll_nalgs * sizeof(*aot_counter));
+    aot_logged = calloc((size_t) aot_coll_nalgs, 1);
+    if (!aot_counter || !aot_logged) {
+        snprintf(err, errlen, "collectives: out of memory");
+        return -1;
+    }
+    for (int i = 0; i < aot_coll_nalgs; i++)
+        aot_counter[i] = aot_stats_register(aot_coll_groups[aot_coll_algs[i].kind],
+                                            aot_coll_algs[i].name);
+
+    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, aot_comm_delete, &aot_keyval, NULL);
+    if (rc != MPI_SUCCESS) {
+        snprintf(err, errlen, "collectives: cannot create a communicator keyval");
+        return -1;
+    }
+
+    if (aot_cfg.tuning_path) {
+        if (aot_read_tuning(aot_cfg.tuning_path, err, errlen) != 0)
+            return -1;
+        aot_policy.tuning = &aot_tuning_table;
+        AOT_LOG(1, "collectives: %zu rules from %s", aot_tuning_table.n, aot_cfg.tuning_path);
+    }
+    for (int k = 0; k < AOT_COLL_NKINDS; k++)
+        if (aot_policy.forced[k] >= 0 && aot_world_rank == 0)
+            AOT_LOG(1, "collectives: %s forced to %s", aot_coll_kind_names[k],
+                    aot_coll_algs[aot_policy.forced[k]].name);
+    return 0;
+}
+
+void aot_coll_finalize(void)
+{
+    if (aot_keyval != MPI_KEYVAL_INVALID) {
+        void *val;
+        int flag = 0;
+        /* MPI deletes no attributes of MPI_COMM_WORLD at finalize; free the duplicates now. */
+        if (PMPI_Comm_get_attr(MPI_COMM_WORLD, aot_keyval, &val, &flag) == MPI_SUCCESS && flag)
+            PMPI_Comm_delete_attr(MPI_COMM_WORLD, aot_keyval);
+        if (PMPI_Comm_get_attr(MPI_COMM_SELF, aot_keyval, &val, &flag) == MPI_SUCCESS && flag)
+            PMPI_Comm_delete_attr(MPI_COMM_SELF, aot_keyval);
+        PMPI_Comm_free_keyval(&aot_keyval);
+    }
+    aot_policy.tuning = NULL;
+    aot_tuning_free(&aot_tuning_table);
+    aot_coll_scratch_release();
+    /* aot_counter and aot_logged stay: a collective after MPI_Finalize is an error anyway,
+     * and statistics may still be read. */
+}

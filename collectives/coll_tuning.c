@@ -1,0 +1,497 @@
+/*
+ * coll_tuning.c: reader and writer of the tuning file, format version 1 (docs/tuning-format.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ *   # comment
+ *   autoopt-tuning 1
+ *   collective allreduce
+ *   ranks 1-4
+ *   bytes 0-2047 recursive_doubling
+ *   bytes 2048-inf rabenseifner
+ *   ranks 5-inf
+ *   bytes 0-inf ring_n_barriers:n=3
+ *
+ * One statement per line, leading blanks ignored.  Every error names the file, the line and
+ * what was expected.  Pure C: no MPI (coll_run.c broadcasts the text from rank 0).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+void aot_tuning_init(struct aot_tuning *t)
+{
+    t->rules = NULL;
+    t->n = t->cap = 0;
+}
+
+void aot_tuning_free(struct aot_tuning *t)
+{
+    free(t->rules);
+    aot_tuning_init(t);
+}
+
+static int aot_overlap_u64(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi)
+{
+    return alo <= bhi && blo <= ahi;
+}
+
+static void aot_fmt_ranks(char *buf, size_t len, int lo, int hi)
+{
+    if (hi == AOT_TUNING_INF_RANKS)
+        snprintf(buf, len, "%d-inf", lo);
+    else
+        snprintf(buf, len, "%d-%d", lo, hi);
+}
+
+static void aot_fmt_bytes(char *buf, size_t len, uint64_t lo, uint64_t hi)
+{
+    if (hi == AOT_TUNING_INF_BYTES)
+        snprintf(buf, len, "%llu-inf", (unsigned long long) lo);
+    else
+        snprintf(buf, len, "%llu-%llu", (unsigned long long) lo, (unsigned long long) hi);
+}
+
+int aot_tuning_add(struct aot_tuning *t, const struct aot_tuning_rule *r, char *err,
+                   size_t errlen)
+{
+    const struct aot_coll_param *par;
+    char a[64], b[64];
+
+    if (r->kind < 0 || r->kind >= AOT_COLL_NKINDS) {
+        snprintf(err, errlen, "unknown collective %d", r->kind);
+        return -1;
+    }
+    if (r->alg < 0 || r->alg >= aot_coll_nalgs || (int) aot_coll_algs[r->alg].kind != r->kind) {
+        snprintf(err, errlen, "algorithm %d is not a %s algorithm", r->alg,
+                 aot_coll_kind_names[r->kind]);
+        return -1;
+    }
+    par = &aot_coll_algs[r->alg].param;
+    if (par->name ? (r->param < par->min || r->param > par->max) : r->param != 0) {
+        snprintf(err, errlen, "%s: parameter %ld out of range", aot_coll_algs[r->alg].name,
+                 r->param);
+        return -1;
+    }
+    if (r->ranks_lo < 1 || r->ranks_hi < r->ranks_lo) {
+        aot_fmt_ranks(a, sizeof(a), r->ranks_lo, r->ranks_hi);
+        snprintf(err, errlen, "ranks %s: expected 1 <= lo <= hi", a);
+        return -1;
+    }
+    if (r->bytes_hi < r->bytes_lo) {
+        aot_fmt_bytes(a, sizeof(a), r->bytes_lo, r->bytes_hi);
+        snprintf(err, errlen, "bytes %s: expected lo <= hi", a);
+        return -1;
+    }
+    if (r->kind == AOT_COLL_ALLTOALLV
+        && (r->bytes_lo != 0 || r->bytes_hi != AOT_TUNING_INF_BYTES)) {
+        snprintf(err, errlen, "alltoallv rules take 'bytes 0-inf' (its counts differ by rank, "
+                              "so only the communicator size decides)");
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct aot_tuning_rule *o = &t->rules[i];
+        if (o->kind != r->kind || o->ranks_hi < r->ranks_lo || r->ranks_hi < o->ranks_lo)
+            continue;
+        if (o->ranks_lo != r->ranks_lo || o->ranks_hi != r->ranks_hi) {
+            aot_fmt_ranks(a, sizeof(a), r->ranks_lo, r->ranks_hi);
+            aot_fmt_ranks(b, sizeof(b), o->ranks_lo, o->ranks_hi);
+            if (o->line)
+                snprintf(err, errlen, "ranks %s overlaps ranks %s at line %d", a, b, o->line);
+            else
+                snprintf(err, errlen, "ranks %s overlaps ranks %s", a, b);
+            return -1;
+        }
+        if (aot_overlap_u64(o->bytes_lo, o->bytes_hi, r->bytes_lo, r->bytes_hi)) {
+            aot_fmt_bytes(a, sizeof(a), r->bytes_lo, r->bytes_hi);
+            aot_fmt_bytes(b, sizeof(b), o->bytes_lo, o->bytes_hi);
+            if (o->line)
+                snprintf(err, errlen, "bytes %s overlaps bytes %s at line %d", a, b, o->line);
+            else
+                snprintf(err, errlen, "bytes %s overlaps bytes %s", a, b);
+            return -1;
+        }
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        struct aot_tuning_rule *nr = realloc(t->rules, cap * sizeof(*nr));
+        if (!nr) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        t->rules = nr;
+        t->cap = cap;
+    }
+    t->rules[t->n++] = *r;
+    return 0;
+}
+
+const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int kind,
+                                                int comm_size, uint64_t bytes)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct aot_tuning_rule *r = &t->rules[i];
+        if (r->kind == kind && r->ranks_lo <= comm_size && comm_size <= r->ranks_hi
+            && r->bytes_lo <= bytes && bytes <= r->bytes_hi)
+            return r;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+#define AOT_MAXTOK 8
+
+struct aot_reader {
+    const char *name;
+    int line;
+    char *err;
+    size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int aot_fail(struct aot_reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(rd->err, rd->errlen, "%s:%d: ", rd->name, rd->line);
+    if (n < 0 || (size_t) n >= rd->errlen)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(rd->err + n, rd->errlen - (size_t) n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* An unsigned number with an optional binary suffix K, M or G, or "inf" (returns inf). */
+static int aot_parse_u64(const char *s, size_t len, uint64_t inf, uint64_t *out)
+{
+    uint64_t v = 0, mult = 1;
+    size_t i = 0;
+
+    if (len == 3 && memcmp(s, "inf", 3) == 0) {
+        *out = inf;
+        return 0;
+    }
+    if (len == 0 || s[0] < '0' || s[0] > '9')
+        return -1;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t) (s[i] - '0');
+    }
+    if (i + 1 == len) {
+        if (s[i] == 'K' || s[i] == 'k')
+            mult = 1ULL << 10;
+        else if (s[i] == 'M')
+            mult = 1ULL << 20;
+        else if (s[i] == 'G')
+            mult = 1ULL << 30;
+        else
+            return -1;
+        i++;
+    }
+    if (i != len || (mult > 1 && v > UINT64_MAX / mult))
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+/* "<lo>-<hi>" */
+static int aot_parse_range(const char *tok, uint64_t inf, uint64_t *lo, uint64_t *hi)
+{
+    const char *dash = strchr(tok, '-');
+    if (!dash)
+        return -1;
+    if (aot_parse_u64(tok, (size_t) (dash - tok), inf, lo) != 0 || *lo == inf)
+        return -1;
+    return aot_parse_u64(dash + 1, strlen(dash + 1), inf, hi);
+}
+
+static int aot_split(char *s, char **tok)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(s, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+        if (n == AOT_MAXTOK)
+            return n + 1;
+        tok[n++] = w;
+    }
+    return n;
+}
+
+/* Ranks blocks seen so far, for the overlap check. */
+struct aot_blocks {
+    struct { int kind, lo, hi, line; } *b;
+    int n, cap;
+};
+
+static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
+                           struct aot_reader *rd, struct aot_blocks *bl)
+{
+    int version = 0, kind = -1, have_ranks = 0, ranks_line = 0, block_rules = 0;
+    int kind_line[AOT_COLL_NKINDS] = {0};
+    int ranks_lo = 0, ranks_hi = 0;
+    size_t pos = 0;
+    char line[1024], msg[1024];
+
+    while (pos < len) {
+        size_t end = pos, n;
+        char *tok[AOT_MAXTOK], *hash;
+        int ntok;
+
+        while (end < len && text[end] != '\n')
+            end++;
+        n = end - pos;
+        rd->line++;
+        if (n >= sizeof(line))
+            return aot_fail(rd, "line longer than %zu characters", sizeof(line) - 1);
+        memcpy(line, text + pos, n);
+        line[n] = '\0';
+        pos = end + 1;
+        if ((hash = strchr(line, '#')) != NULL)
+            *hash = '\0';
+        ntok = aot_split(line, tok);
+        if (ntok == 0)
+            continue;
+        if (!version) {
+            uint64_t v;
+            if (ntok != 2 || strcmp(tok[0], "autoopt-tuning") != 0
+                || aot_parse_u64(tok[1], strlen(tok[1]), 0, &v) != 0)
+                return aot_fail(rd, "expected 'autoopt-tuning %d' as the first line",
+                                AOT_TUNING_VERSION);
+            if (v != AOT_TUNING_VERSION)
+                return aot_fail(rd, "format version %llu not supported (this autoopt reads "
+                                "version %d)", (unsigned long long) v, AOT_TUNING_VERSION);
+            version = (int) v;
+            continue;
+        }
+        if (strcmp(tok[0], "collective") == 0) {
+            int k;
+            if (have_ranks && block_rules == 0) {
+                rd->line = ranks_line;
+                return aot_fail(rd, "ranks block without a 'bytes' line");
+            }
+            if (ntok != 2)
+                return aot_fail(rd, "expected 'collective <name>'");
+            k = aot_coll_find_kind(tok[1], strlen(tok[1]));
+            if (k < 0)
+                return aot_fail(rd, "unknown collective '%s' (known: allreduce, bcast, reduce, "
+                                "allgather, allgatherv, alltoall, alltoallv, barrier)", tok[1]);
+            if (kind_line[k])
+                return aot_fail(rd, "collective %s already given at line %d", tok[1],
+                                kind_line[k]);
+            kind_line[k] = rd->line;
+            kind = k;
+            have_ranks = 0;
+            continue;
+        }
+        if (strcmp(tok[0], "ranks") == 0) {
+            uint64_t lo, hi;
+            if (kind < 0)
+                return aot_fail(rd, "expected 'collective <name>' before 'ranks'");
+            if (have_ranks && block_rules == 0) {
+                rd->line = ranks_line;
+                return aot_fail(rd, "ranks block without a 'bytes' line");
+            }
+            if (ntok != 2 || aot_parse_range(tok[1], AOT_TUNING_INF_RANKS, &lo, &hi) != 0
+                || lo < 1 || hi < lo || (hi > INT_MAX && hi != AOT_TUNING_INF_RANKS))
+                return aot_fail(rd, "expected 'ranks <lo>-<hi>' with 1 <= lo <= hi "
+                                "(hi may be 'inf')");
+            ranks_lo = (int) lo;
+            ranks_hi = hi == AOT_TUNING_INF_RANKS ? AOT_TUNING_INF_RANKS : (int) hi;
+            /* a ranks range must not overlap an earlier block of this collective */
+            for (int i = 0; i < bl->n; i++) {
+                if (bl->b[i].kind == kind && bl->b[i].lo <= ranks_hi && ranks_lo <= bl->b[i].hi) {
+                    char a[64];
+                    aot_fmt_ranks(a, sizeof(a), bl->b[i].lo, bl->b[i].hi);
+                    return aot_fail(rd, "ranks %s overlaps ranks %s at line %d", tok[1], a,
+                                    bl->b[i].line);
+                }
+            }
+            if (bl->n == bl->cap) {
+                int cap = bl->cap ? 2 * bl->cap : 16;
+                void *nb = realloc(bl->b, (size_t) cap * sizeof(*bl->b));
+                if (!nb)
+                    return aot_fail(rd, "out of memory");
+                bl->b = nb;
+                bl->cap = cap;
+            }
+            bl->b[bl->n].kind = kind;
+            bl->b[bl->n].lo = ranks_lo;
+            bl->b[bl->n].hi = ranks_hi;
+            bl->b[bl->n++].line = rd->line;
+            have_ranks = 1;
+            ranks_line = rd->line;
+            block_rules = 0;
+            continue;
+        }
+        if (strcmp(tok[0], "bytes") == 0) {
+            struct aot_tuning_rule r;
+            struct aot_coll_choice c;
+            if (!have_ranks)
+                return aot_fail(rd, "expected 'ranks <lo>-<hi>' before 'bytes'");
+            if (ntok < 2 || aot_parse_range(tok[1], AOT_TUNING_INF_BYTES, &r.bytes_lo,
+                                            &r.bytes_hi) != 0 || r.bytes_hi < r.bytes_lo)
+                return aot_fail(rd, "expected 'bytes <lo>-<hi>'");
+            if (ntok < 3)
+                return aot_fail(rd, "expected an algorithm after 'bytes %s'", tok[1]);
+            if (ntok > 3)
+                return aot_fail(rd, "unexpected '%s' after the algorithm", tok[3]);
+            if (aot_coll_parse_choice(kind, tok[2], &c, msg, sizeof(msg)) != 0)
+                return aot_fail(rd, "%s %s: %s", aot_coll_kind_names[kind], tok[2], msg);
+            r.kind = kind;
+            r.ranks_lo = ranks_lo;
+            r.ranks_hi = ranks_hi;
+            r.alg = c.alg;
+            r.param = c.param;
+            r.line = rd->line;
+            if (aot_tuning_add(t, &r, msg, sizeof(msg)) != 0)
+                return aot_fail(rd, "%s", msg);
+            block_rules++;
+            continue;
+        }
+        return aot_fail(rd, "expected 'collective', 'ranks' or 'bytes', found '%s'", tok[0]);
+    }
+    if (!version) {
+        rd->line = rd->line ? rd->line : 1;
+        return aot_fail(rd, "expected 'autoopt-tuning %d' as the first line", AOT_TUNING_VERSION);
+    }
+    if (have_ranks && block_rules == 0) {
+        rd->line = ranks_line;
+        return aot_fail(rd, "ranks block without a 'bytes' line");
+    }
+    return 0;
+}
+
+int aot_tuning_parse(struct aot_tuning *t, const char *text, size_t len, const char *name,
+                     char *err, size_t errlen)
+{
+    struct aot_reader rd = {name, 0, err, errlen};
+    struct aot_blocks bl = {NULL, 0, 0};
+    int rc = aot_parse_lines(t, text, len, &rd, &bl);
+    free(bl.b);
+    return rc;
+}
+
+int aot_tuning_slurp(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    size_t cap = 4096, n = 0;
+    char *buf;
+
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the tuning file: %s", path, strerror(errno));
+        return -1;
+    }
+    buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        cap *= 2;
+        char *nb = realloc(buf, cap);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+        }
+    }
+    if (!buf || ferror(f)) {
+        snprintf(err, errlen, "%s: cannot read the tuning file", path);
+        free(buf);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+int aot_tuning_read(struct aot_tuning *t, const char *path, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    int rc;
+
+    if (aot_tuning_slurp(path, &text, &len, err, errlen) != 0)
+        return -1;
+    rc = aot_tuning_parse(t, text, len, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static int aot_rule_cmp(const void *a, const void *b)
+{
+    const struct aot_tuning_rule *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->ranks_lo != y->ranks_lo)
+        return x->ranks_lo < y->ranks_lo ? -1 : 1;
+    if (x->bytes_lo != y->bytes_lo)
+        return x->bytes_lo < y->bytes_lo ? -1 : 1;
+    return 0;
+}
+
+int aot_tuning_write(const struct aot_tuning *t, FILE *f)
+{
+    struct aot_tuning_rule *sorted = NULL;
+    int kind = -1, ranks_lo = 0, ranks_hi = 0, ok = 1;
+
+    if (t->n) {
+        sorted = malloc(t->n * sizeof(*sorted));
+        if (!sorted)
+            return -1;
+        memcpy(sorted, t->rules, t->n * sizeof(*sorted));
+        qsort(sorted, t->n, sizeof(*sorted), aot_rule_cmp);
+    }
+    ok &= fprintf(f, "# autoopt tuning file: see docs/tuning-format.md\n"
+                     "autoopt-tuning %d\n", AOT_TUNING_VERSION) > 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct aot_tuning_rule *r = &sorted[i];
+        struct aot_coll_choice c = {r->alg, r->param};
+        char a[64], spec[256];
+        if (r->kind != kind) {
+            kind = r->kind;
+            ranks_lo = -1;
+            ok &= fprintf(f, "collective %s\n", aot_coll_kind_names[kind]) > 0;
+        }
+        if (r->ranks_lo != ranks_lo || r->ranks_hi != ranks_hi) {
+            ranks_lo = r->ranks_lo;
+            ranks_hi = r->ranks_hi;
+            aot_fmt_ranks(a, sizeof(a), ranks_lo, ranks_hi);
+            ok &= fprintf(f, "  ranks %s\n", a) > 0;
+        }
+        aot_fmt_bytes(a, sizeof(a), r->bytes_lo, r->bytes_hi);
+        if (aot_coll_format_choice(&c, spec, sizeof(spec)) != 0)
+            ok = 0;
+        ok &= fprintf(f, "    bytes %s %s\n", a, spec) > 0;
+    }
+    free(sorted);
+    return ok && !ferror(f) ? 0 : -1;
+}
+
+int aot_tuning_save(const struct aot_tuning *t, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    int rc;
+
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot create the tuning file: %s", path, strerror(errno));
+        return -1;
+    }
+    rc = aot_tuning_write(t, f);
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: cannot write the tuning file", path);
+    return rc;
+}

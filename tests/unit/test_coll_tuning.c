@@ -1,0 +1,301 @@
+/*
+ * test_coll_tuning.c: the tuning-file reader and writer (collectives/coll_tuning.c):
+ * round trips, lookups, and the message of every kind of error.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll_internal.h"
+
+static int find(enum aot_coll_kind kind, const char *name)
+{
+    return aot_coll_find(kind, name, strlen(name));
+}
+
+static int parse(struct aot_tuning *t, const char *text, char *err, size_t errlen)
+{
+    return aot_tuning_parse(t, text, strlen(text), "t.tune", err, errlen);
+}
+
+/* Writes t to memory, NUL-terminated; free() the result. */
+static char *write_mem(const struct aot_tuning *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(aot_tuning_write(t, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static void assert_same_rules(const struct aot_tuning *a, const struct aot_tuning *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        /* the writer sorts; find the rule by its key */
+        const struct aot_tuning_rule *x = &a->rules[i];
+        const struct aot_tuning_rule *y = aot_tuning_lookup(b, x->kind, x->ranks_lo, x->bytes_lo);
+        ck_assert_ptr_nonnull(y);
+        ck_assert_int_eq(y->ranks_lo, x->ranks_lo);
+        ck_assert_int_eq(y->ranks_hi, x->ranks_hi);
+        ck_assert(y->bytes_lo == x->bytes_lo);
+        ck_assert(y->bytes_hi == x->bytes_hi);
+        ck_assert_int_eq(y->alg, x->alg);
+        ck_assert_int_eq(y->param, x->param);
+    }
+}
+
+START_TEST(test_parse_example)
+{
+    static const char *text =
+        "# the example of docs/tuning-format.md\n"
+        "autoopt-tuning 1\n"
+        "\n"
+        "collective allreduce\n"
+        "  ranks 1-4\n"
+        "    bytes 0-2047 recursive_doubling\n"
+        "    bytes 2K-inf rabenseifner      # large vectors\n"
+        "  ranks 5-inf\n"
+        "    bytes 0-inf ring\n"
+        "collective alltoall\n"
+        "\tranks 2-64\n"
+        "\t\tbytes 0-255 bruck\n"
+        "\t\tbytes 256-1M ring_n_barriers:n=3\n"
+        "collective alltoallv\n"
+        "  ranks 1-inf\n"
+        "    bytes 0-inf spreading_simple\n";
+    struct aot_tuning t;
+    const struct aot_tuning_rule *r;
+    char err[512] = "";
+
+    aot_tuning_init(&t);
+    ck_assert_msg(parse(&t, text, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(t.n, 6);
+    r = aot_tuning_lookup(&t, AOT_COLL_ALLREDUCE, 4, 2047);
+    ck_assert_int_eq(r->alg, find(AOT_COLL_ALLREDUCE, "recursive_doubling"));
+    ck_assert_int_eq(r->line, 6);
+    r = aot_tuning_lookup(&t, AOT_COLL_ALLREDUCE, 1, 2048);
+    ck_assert_int_eq(r->alg, find(AOT_COLL_ALLREDUCE, "rabenseifner"));
+    r = aot_tuning_lookup(&t, AOT_COLL_ALLREDUCE, 1000000, UINT64_MAX);
+    ck_assert_int_eq(r->alg, find(AOT_COLL_ALLREDUCE, "ring"));
+    r = aot_tuning_lookup(&t, AOT_COLL_ALLTOALL, 64, 1 << 20);
+    ck_assert_int_eq(r->alg, find(AOT_COLL_ALLTOALL, "ring_n_barriers"));
+    ck_assert_int_eq(r->param, 3);
+    ck_assert_ptr_null(aot_tuning_lookup(&t, AOT_COLL_ALLTOALL, 64, (1 << 20) + 1));
+    ck_assert_ptr_null(aot_tuning_lookup(&t, AOT_COLL_ALLTOALL, 1, 0));
+    ck_assert_ptr_null(aot_tuning_lookup(&t, AOT_COLL_BCAST, 4, 0));
+    aot_tuning_free(&t);
+}
+END_TEST
+
+START_TEST(test_round_trip_text)
+{
+    static const char *text =
+        "autoopt-tuning 1\n"
+        "collective bcast\n"
+        "ranks 3-3\n"
+        "bytes 0-0 linear\n"
+        "bytes 1-65535 imamura_hybrid1:j=2\n"
+        "bytes 65536-inf chain:segment=8192\n"
+        "ranks 1-2\n"
+        "bytes 0-inf binomial\n"
+        "collective barrier\n"
+        "ranks 1-inf\n"
+        "bytes 0-inf tree:k=4\n";
+    struct aot_tuning a, b;
+    char err[512] = "", *out, *out2;
+
+    aot_tuning_init(&a);
+    aot_tuning_init(&b);
+    ck_assert_msg(parse(&a, text, err, sizeof(err)) == 0, "%s", err);
+    out = write_mem(&a);
+    ck_assert_msg(aot_tuning_parse(&b, out, strlen(out), "written", err, sizeof(err)) == 0,
+                  "%s\n%s", err, out);
+    assert_same_rules(&a, &b);
+    /* writing what was read gives the same text again */
+    out2 = write_mem(&b);
+    ck_assert_str_eq(out, out2);
+    ck_assert_ptr_nonnull(strstr(out, "    bytes 65536-inf chain:segment=8192\n"));
+    ck_assert_ptr_nonnull(strstr(out, "  ranks 1-2\n    bytes 0-inf binomial\n  ranks 3-3\n"));
+    free(out);
+    free(out2);
+    aot_tuning_free(&a);
+    aot_tuning_free(&b);
+}
+END_TEST
+
+/* Every algorithm of the registry with every tuner value, built in memory as the tuner will. */
+START_TEST(test_round_trip_registry)
+{
+    struct aot_tuning a, b;
+    int next_ranks[AOT_COLL_NKINDS];
+    char err[512] = "", *out;
+
+    aot_tuning_init(&a);
+    aot_tuning_init(&b);
+    for (int k = 0; k < AOT_COLL_NKINDS; k++)
+        next_ranks[k] = 1;
+    for (int i = 0; i < aot_coll_nalgs; i++) {
+        const struct aot_coll_alg *alg = &aot_coll_algs[i];
+        int nv = alg->param.name ? alg->param.ntune : 1;
+        for (int v = 0; v < nv; v++) {
+            struct aot_tuning_rule r;
+            memset(&r, 0, sizeof(r));
+            r.kind = alg->kind;
+            r.alg = i;
+            r.param = alg->param.name ? alg->param.tune[v] : 0;
+            r.ranks_lo = r.ranks_hi = next_ranks[alg->kind]++;
+            if (alg->kind == AOT_COLL_ALLTOALLV) {
+                r.bytes_lo = 0;
+                r.bytes_hi = AOT_TUNING_INF_BYTES;
+            } else {
+                r.bytes_lo = (uint64_t) i * 100;
+                r.bytes_hi = v == nv - 1 ? AOT_TUNING_INF_BYTES : (uint64_t) i * 100 + 99;
+            }
+            ck_assert_msg(aot_tuning_add(&a, &r, err, sizeof(err)) == 0, "%s", err);
+        }
+    }
+    out = write_mem(&a);
+    ck_assert_msg(aot_tuning_parse(&b, out, strlen(out), "written", err, sizeof(err)) == 0,
+                  "%s\n%s", err, out);
+    assert_same_rules(&a, &b);
+    free(out);
+    aot_tuning_free(&a);
+    aot_tuning_free(&b);
+}
+END_TEST
+
+START_TEST(test_save_and_read)
+{
+    struct aot_tuning a, b;
+    struct aot_tuning_rule r = {AOT_COLL_ALLGATHER, 2, 16, 0, 4095, 0, 0, 0};
+    char path[] = "/tmp/aot-test-tuning-XXXXXX", err[512] = "";
+    int fd = mkstemp(path);
+
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    aot_tuning_init(&a);
+    aot_tuning_init(&b);
+    r.alg = find(AOT_COLL_ALLGATHER, "bruck");
+    ck_assert_int_eq(aot_tuning_add(&a, &r, err, sizeof(err)), 0);
+    ck_assert_msg(aot_tuning_save(&a, path, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(aot_tuning_read(&b, path, err, sizeof(err)) == 0, "%s", err);
+    assert_same_rules(&a, &b);
+    unlink(path);
+    ck_assert_int_eq(aot_tuning_read(&b, "/nonexistent/t.tune", err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "/nonexistent/t.tune: cannot open the tuning file: "
+                          "No such file or directory");
+    aot_tuning_free(&a);
+    aot_tuning_free(&b);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+#define HEAD "autoopt-tuning 1\ncollective allreduce\nranks 1-4\n"
+    static const struct { const char *text, *msg; } cases[] = {
+        {"", "t.tune:1: expected 'autoopt-tuning 1' as the first line"},
+        {"# only a comment\n\n", "t.tune:2: expected 'autoopt-tuning 1' as the first line"},
+        {"collective allreduce\n", "t.tune:1: expected 'autoopt-tuning 1' as the first line"},
+        {"autoopt-tuning\n", "t.tune:1: expected 'autoopt-tuning 1' as the first line"},
+        {"autoopt-tuning 2\n", "t.tune:1: format version 2 not supported (this autoopt reads "
+                               "version 1)"},
+        {HEAD "bytes 0-x ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
+        {HEAD "bytes 10-5 ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
+        {HEAD "bytes inf-5 ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
+        {HEAD "bytes 0-1\n", "t.tune:4: expected an algorithm after 'bytes 0-1'"},
+        {HEAD "bytes 0-1 ring fast\n", "t.tune:4: unexpected 'fast' after the algorithm"},
+        {HEAD "bytes 0-1 ring:n=2\n", "t.tune:4: allreduce ring:n=2: ring takes no parameter"},
+        {HEAD "bytes 0-1 fastest\n",
+         "t.tune:4: allreduce fastest: unknown algorithm (known: native, reduce_bcast, "
+         "allgather, recursive_doubling, rabenseifner, rabenseifner_v1, rabenseifner_v2, ring)"},
+        {HEAD "bytes 0-150 ring\nbytes 100-200 native\n",
+         "t.tune:5: bytes 100-200 overlaps bytes 0-150 at line 4"},
+        {HEAD "bytes 0-inf ring\nranks 4-8\nbytes 0-inf ring\n",
+         "t.tune:5: ranks 4-8 overlaps ranks 1-4 at line 3"},
+        {HEAD "bytes 0-inf ring\nranks 1-4\nbytes 0-inf ring\n",
+         "t.tune:5: ranks 1-4 overlaps ranks 1-4 at line 3"},
+        {HEAD, "t.tune:3: ranks block without a 'bytes' line"},
+        {HEAD "ranks 5-6\nbytes 0-1 ring\n", "t.tune:3: ranks block without a 'bytes' line"},
+        {HEAD "collective bcast\n", "t.tune:3: ranks block without a 'bytes' line"},
+        {"autoopt-tuning 1\nranks 1-4\n", "t.tune:2: expected 'collective <name>' before 'ranks'"},
+        {"autoopt-tuning 1\ncollective allreduce\nbytes 0-1 ring\n",
+         "t.tune:3: expected 'ranks <lo>-<hi>' before 'bytes'"},
+        {"autoopt-tuning 1\ncollective allreduce\nranks 0-4\n",
+         "t.tune:3: expected 'ranks <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+        {"autoopt-tuning 1\ncollective allreduce\nranks 4\n",
+         "t.tune:3: expected 'ranks <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+        {"autoopt-tuning 1\ncollective scatter\n",
+         "t.tune:2: unknown collective 'scatter' (known: allreduce, bcast, reduce, allgather, "
+         "allgatherv, alltoall, alltoallv, barrier)"},
+        {"autoopt-tuning 1\ncollective\n", "t.tune:2: expected 'collective <name>'"},
+        {HEAD "bytes 0-inf ring\ncollective allreduce\n",
+         "t.tune:5: collective allreduce already given at line 2"},
+        {HEAD "byte 0-inf ring\n",
+         "t.tune:4: expected 'collective', 'ranks' or 'bytes', found 'byte'"},
+        {"autoopt-tuning 1\ncollective alltoallv\nranks 1-inf\nbytes 0-1023 ring\n",
+         "t.tune:4: alltoallv rules take 'bytes 0-inf' (its counts differ by rank, so only the "
+         "communicator size decides)"},
+        {"autoopt-tuning 1\ncollective barrier\nranks 1-inf\nbytes 0-inf tree:k=1\n",
+         "t.tune:4: barrier tree:k=1: k must be an integer 2..1024"},
+    };
+#undef HEAD
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct aot_tuning t;
+        char err[512] = "";
+        aot_tuning_init(&t);
+        ck_assert_msg(parse(&t, cases[i].text, err, sizeof(err)) == -1, "case %zu parsed", i);
+        ck_assert_str_eq(err, cases[i].msg);
+        aot_tuning_free(&t);
+    }
+}
+END_TEST
+
+START_TEST(test_add_errors)
+{
+    struct aot_tuning t;
+    struct aot_tuning_rule r = {AOT_COLL_BCAST, 1, 4, 0, 100, 0, 0, 0};
+    char err[512] = "";
+
+    aot_tuning_init(&t);
+    r.alg = find(AOT_COLL_ALLREDUCE, "ring");      /* not a bcast algorithm */
+    ck_assert_int_eq(aot_tuning_add(&t, &r, err, sizeof(err)), -1);
+    r.alg = find(AOT_COLL_BCAST, "chain");
+    r.param = 1;                                    /* below the segment minimum */
+    ck_assert_int_eq(aot_tuning_add(&t, &r, err, sizeof(err)), -1);
+    r.param = 4096;
+    ck_assert_int_eq(aot_tuning_add(&t, &r, err, sizeof(err)), 0);
+    r.ranks_lo = 2;                                 /* overlaps ranks 1-4 */
+    r.bytes_lo = 200;
+    r.bytes_hi = 300;
+    ck_assert_int_eq(aot_tuning_add(&t, &r, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "ranks 2-4 overlaps ranks 1-4");
+    aot_tuning_free(&t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("coll_tuning");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, test_parse_example);
+    tcase_add_test(tc, test_round_trip_text);
+    tcase_add_test(tc, test_round_trip_registry);
+    tcase_add_test(tc, test_save_and_read);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_add_errors);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

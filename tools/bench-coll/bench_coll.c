@@ -1,0 +1,448 @@
+/*
+ * autoopt-bench-coll: OSU-style latency of one collective, for MPI's own algorithm and for
+ * every algorithm of autoopt's repository.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ *   autoopt-bench-coll [options] <collective>          driver: one mpiexec per algorithm
+ *   mpiexec -n N autoopt-bench-coll --single [options] <collective>
+ *                                                      one table for MPI_<Collective> as it is
+ *
+ * The driver runs `mpiexec -n N <itself> --single ...` once for native and once for every
+ * algorithm registered in collectives/coll_algorithms.def (each tuner value of a parameter is
+ * its own run), with libautoopt.so preloaded and AUTOOPT_<COLL>=<algorithm>, and prints each
+ * table and then the best algorithm per size with its ratio to native.  --repeat R runs the
+ * whole list R times, interleaved, and keeps for every algorithm and size the repetition with
+ * the lowest average (a burst of foreign load then spoils one repetition, not the result).  Native runs through
+ * autoopt too (AUTOOPT_<COLL>=native), so every mode pays the same interception cost.
+ * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
+ * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
+ *
+ * Sizes are bytes per message as OSU reports them: the vector for allreduce, reduce and bcast
+ * (MPI_FLOAT with MPI_SUM for the reductions, so they start at 4 B), one rank's block for
+ * allgather(v) and alltoall(v) (MPI_CHAR, equal counts for the v-variants); barrier has one
+ * line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
+ * by an untimed PMPI_Barrier, so that calls that do not synchronise (a broadcast's root, a
+ * reduce's leaves) cannot overlap the next iteration; avg/min/max are over the ranks' mean
+ * latencies.  Each size: a warm-up, then as many iterations as fit in --time-per-size seconds
+ * (10 .. 10000, decided on rank 0 from the warm-up).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_coll_algs.h"   /* generated from the registry: AOT_BENCH_ALGS */
+
+#define MAX_SIZES 32
+
+struct opts {
+    const char *coll;
+    int single, np, yield, repeat;  /* yield: -1 automatic, 0 off, 1 on */
+    long min_size, max_size;
+    double time_per_size;
+    const char *lib, *yield_lib, *mpiexec, *algs;
+};
+
+struct table {
+    int n;
+    long size[MAX_SIZES];
+    double avg[MAX_SIZES], min[MAX_SIZES], max[MAX_SIZES];
+    int iters[MAX_SIZES];
+};
+
+static const char *const colls[] = {"allreduce", "bcast", "reduce", "allgather", "allgatherv",
+                                    "alltoall", "alltoallv", "barrier"};
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: autoopt-bench-coll [options] <collective>\n"
+            "  collective: allreduce bcast reduce allgather allgatherv alltoall alltoallv barrier\n"
+            "  --np N              ranks per run (driver; default 4)\n"
+            "  --algs a,b,...      only these algorithms (default: native and all registered)\n"
+            "  --min-size B        smallest message in bytes (default 1)\n"
+            "  --max-size B        largest message in bytes (default 1048576)\n"
+            "  --time-per-size S   seconds of timed iterations per size (default 0.2)\n"
+            "  --repeat R          run the list R times, keep the best repetition (default 1)\n"
+            "  --lib PATH          libautoopt.so to preload\n"
+            "  --yield PATH        always preload this yield-when-idle library\n"
+            "  --no-yield          never preload the yield-when-idle library\n"
+            "  --mpiexec PATH      launcher (default " AOT_BENCH_MPIEXEC ")\n"
+            "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n");
+    exit(2);
+}
+
+/* ---------------------------------------------------------------- worker (--single) */
+
+static int is_reduction(const char *c) { return !strcmp(c, "allreduce") || !strcmp(c, "reduce"); }
+
+static void run_once(const char *c, void *sbuf, void *rbuf, int count, int p, int *counts,
+                     int *displs)
+{
+    if (!strcmp(c, "allreduce"))
+        MPI_Allreduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(c, "reduce"))
+        MPI_Reduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    else if (!strcmp(c, "bcast"))
+        MPI_Bcast(sbuf, count, MPI_CHAR, 0, MPI_COMM_WORLD);
+    else if (!strcmp(c, "allgather"))
+        MPI_Allgather(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, MPI_COMM_WORLD);
+    else if (!strcmp(c, "allgatherv"))
+        MPI_Allgatherv(sbuf, count, MPI_CHAR, rbuf, counts, displs, MPI_CHAR, MPI_COMM_WORLD);
+    else if (!strcmp(c, "alltoall"))
+        MPI_Alltoall(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, MPI_COMM_WORLD);
+    else if (!strcmp(c, "alltoallv"))
+        MPI_Alltoallv(sbuf, counts, displs, MPI_CHAR, rbuf, counts, displs, MPI_CHAR,
+                      MPI_COMM_WORLD);
+    else
+        MPI_Barrier(MPI_COMM_WORLD);
+    (void) p;
+}
+
+static int worker(const struct opts *o)
+{
+    int p, rank;
+    long maxb = is_reduction(o->coll) && o->max_size < 4 ? 4 : o->max_size;
+    char *sbuf, *rbuf;
+    int *counts, *displs;
+    const char *alg = getenv("AOT_BENCH_LABEL");
+
+    MPI_Init(NULL, NULL);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    sbuf = malloc((size_t) maxb * (size_t) p + 64);
+    rbuf = malloc((size_t) maxb * (size_t) p + 64);
+    counts = malloc((size_t) p * sizeof(int));
+    displs = malloc((size_t) p * sizeof(int));
+    if (!sbuf || !rbuf || !counts || !displs) {
+        fprintf(stderr, "autoopt-bench-coll: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(sbuf, 1, (size_t) maxb * (size_t) p + 64);
+    memset(rbuf, 0, (size_t) maxb * (size_t) p + 64);
+    if (rank == 0) {
+        printf("# autoopt-bench-coll %s: %s, %d ranks\n", o->coll, alg ? alg : "as is", p);
+        printf("# %-10s %16s %16s %16s %10s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+               "Max Latency(us)", "Iterations");
+    }
+    for (long bytes = o->min_size; bytes <= o->max_size; bytes = bytes ? bytes * 2 : 1) {
+        long b = bytes;
+        int count, iters = 10;
+        double t0, mine, avg, mn, mx;
+        if (!strcmp(o->coll, "barrier"))
+            b = 0;
+        else if (is_reduction(o->coll) && b < 4)
+            continue;
+        count = is_reduction(o->coll) ? (int) (b / 4) : (int) b;
+        for (int i = 0; i < p; i++) {
+            counts[i] = count;
+            displs[i] = i * count;
+        }
+        /* warm-up, and the number of iterations from its duration (barriers included) */
+        PMPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < 5; i++) {
+            run_once(o->coll, sbuf, rbuf, count, p, counts, displs);
+            PMPI_Barrier(MPI_COMM_WORLD);
+        }
+        mine = (MPI_Wtime() - t0) / 5;
+        if (rank == 0) {
+            double n = mine > 0 ? o->time_per_size / mine : 10000;
+            iters = n < 10 ? 10 : n > 10000 ? 10000 : (int) n;
+        }
+        PMPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        mine = 0;
+        for (int i = 0; i < iters; i++) {
+            t0 = MPI_Wtime();
+            run_once(o->coll, sbuf, rbuf, count, p, counts, displs);
+            mine += MPI_Wtime() - t0;
+            PMPI_Barrier(MPI_COMM_WORLD);
+        }
+        mine = mine * 1e6 / iters;
+        PMPI_Reduce(&mine, &avg, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        PMPI_Reduce(&mine, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+        PMPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("%-12ld %16.2f %16.2f %16.2f %10d\n", b, avg / p, mn, mx, iters);
+            fflush(stdout);
+        }
+        if (b == 0)
+            break;
+    }
+    free(sbuf);
+    free(rbuf);
+    free(counts);
+    free(displs);
+    MPI_Finalize();
+    return 0;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static int parse_table(const char *out, struct table *t)
+{
+    const char *line = out;
+    t->n = 0;
+    while (line && *line) {
+        long size;
+        double a, mn, mx;
+        int it;
+        if (*line != '#' && sscanf(line, "%ld %lf %lf %lf %d", &size, &a, &mn, &mx, &it) == 5
+            && t->n < MAX_SIZES) {
+            t->size[t->n] = size;
+            t->avg[t->n] = a;
+            t->min[t->n] = mn;
+            t->max[t->n] = mx;
+            t->iters[t->n] = it;
+            t->n++;
+        }
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    return t->n;
+}
+
+/* Runs one algorithm; returns its output (malloc'ed) or NULL. */
+static char *run_alg(const struct opts *o, const char *spec, int use_yield)
+{
+    char self[PATH_MAX], np[16], minb[32], maxb[32], tps[32], preload[2 * PATH_MAX + 2];
+    char var[64], *out = NULL;
+    size_t len = 0, cap = 0;
+    int fds[2], status;
+    ssize_t n;
+    pid_t pid;
+
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n < 0)
+        return NULL;
+    self[n] = '\0';
+    snprintf(np, sizeof(np), "%d", o->np);
+    snprintf(minb, sizeof(minb), "%ld", o->min_size);
+    snprintf(maxb, sizeof(maxb), "%ld", o->max_size);
+    snprintf(tps, sizeof(tps), "%g", o->time_per_size);
+    snprintf(preload, sizeof(preload), "%s%s%s", o->lib, use_yield ? ":" : "",
+             use_yield ? o->yield_lib : "");
+    snprintf(var, sizeof(var), "AUTOOPT_%s", o->coll);
+    for (char *c = var; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char) (*c - 'a' + 'A');
+    if (pipe(fds) != 0)
+        return NULL;
+    pid = fork();
+    if (pid < 0)
+        return NULL;
+    if (pid == 0) {
+        char *argv[] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
+                        "--max-size", maxb, "--time-per-size", tps, (char *) o->coll, NULL};
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        setenv("LD_PRELOAD", preload, 1);
+        setenv(var, spec, 1);
+        setenv("AOT_BENCH_LABEL", spec, 1);
+        execvp(o->mpiexec, argv);
+        perror(o->mpiexec);
+        _exit(127);
+    }
+    close(fds[1]);
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *nb = realloc(out, cap = cap ? 2 * cap : 65536);
+            if (!nb)
+                break;
+            out = nb;
+        }
+        n = read(fds[0], out + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t) n;
+    }
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+    if (out)
+        out[len] = '\0';
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "autoopt-bench-coll: %s=%s: the run failed\n", var, spec);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t) (end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Keeps, size by size, the repetition with the lowest average. */
+static void merge_table(struct table *best, const struct table *t)
+{
+    if (best->n == 0) {
+        *best = *t;
+        return;
+    }
+    for (int s = 0; s < best->n && s < t->n; s++)
+        if (t->avg[s] < best->avg[s]) {
+            best->avg[s] = t->avg[s];
+            best->min[s] = t->min[s];
+            best->max[s] = t->max[s];
+            best->iters[s] = t->iters[s];
+        }
+}
+
+static int driver(const struct opts *o)
+{
+    static const struct { const char *coll, *spec; } algs[] = {AOT_BENCH_ALGS};
+    const size_t nalgs = sizeof(algs) / sizeof(algs[0]);
+    struct table *tables = calloc(nalgs, sizeof(*tables));
+    const char **names = calloc(nalgs, sizeof(*names));
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int use_yield = o->yield >= 0 ? o->yield : o->np > ncpu;
+    int nt = 0, native = -1, tables_ok = 1;
+
+    if (!tables || !names)
+        return 1;
+    printf("# autoopt-bench-coll %s on %d ranks; waiting policy: %s; libautoopt: %s; "
+           "best of %d repetition(s)\n", o->coll, o->np,
+           use_yield ? "yield-when-idle (tools/yield) in every run" :
+           "MPICH's default busy polling in every run", o->lib, o->repeat);
+    for (size_t i = 0; i < nalgs; i++)
+        if (!strcmp(algs[i].coll, o->coll) && (!o->algs || listed(o->algs, algs[i].spec))) {
+            if (!strcmp(algs[i].spec, "native"))
+                native = nt;
+            names[nt++] = algs[i].spec;
+        }
+    for (int r = 0; r < o->repeat; r++)
+        for (int a = 0; a < nt; a++) {
+            struct table t;
+            char *out = run_alg(o, names[a], use_yield);
+            if (out && parse_table(out, &t) > 0)
+                merge_table(&tables[a], &t);
+            free(out);
+        }
+    for (int a = 0; a < nt; a++) {
+        printf("\n# autoopt-bench-coll %s: %s, %d ranks\n", o->coll, names[a], o->np);
+        printf("# %-10s %16s %16s %16s %10s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+               "Max Latency(us)", "Iterations");
+        for (int s = 0; s < tables[a].n; s++)
+            printf("%-12ld %16.2f %16.2f %16.2f %10d\n", tables[a].size[s], tables[a].avg[s],
+                   tables[a].min[s], tables[a].max[s], tables[a].iters[s]);
+    }
+    fflush(stdout);
+    for (int a = 0; a < nt; a++)
+        tables_ok &= tables[a].n > 0;
+    if (nt > 0 && tables[0].n > 0) {
+        printf("\n# %s on %d ranks: best algorithm per size (ratio = native avg / best avg)\n",
+               o->coll, o->np);
+        printf("# %-10s %12s  %-28s %12s %8s\n", "Size", "native(us)", "best", "best(us)",
+               "ratio");
+        for (int s = 0; s < tables[0].n; s++) {
+            int best = -1;
+            for (int a = 0; a < nt; a++)
+                if (s < tables[a].n && (best < 0 || tables[a].avg[s] < tables[best].avg[s]))
+                    best = a;
+            if (best < 0)
+                continue;
+            if (native >= 0 && s < tables[native].n)
+                printf("%-12ld %12.2f  %-28s %12.2f %8.2f\n", tables[best].size[s],
+                       tables[native].avg[s], names[best], tables[best].avg[s],
+                       tables[native].avg[s] / tables[best].avg[s]);
+            else
+                printf("%-12ld %12s  %-28s %12.2f %8s\n", tables[best].size[s], "-", names[best],
+                       tables[best].avg[s], "-");
+        }
+    }
+    free(tables);
+    free(names);
+    return nt > 0 && tables_ok ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static int exists(const char *path) { return path && access(path, R_OK) == 0; }
+
+int main(int argc, char **argv)
+{
+    struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL};
+    char self[PATH_MAX];
+    ssize_t n;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--single"))
+            o.single = 1;
+        else if (!strcmp(a, "--no-yield"))
+            o.yield = 0;
+        else if (i + 1 < argc && !strcmp(a, "--np"))
+            o.np = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--algs"))
+            o.algs = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--min-size"))
+            o.min_size = atol(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--max-size"))
+            o.max_size = atol(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--repeat"))
+            o.repeat = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--time-per-size"))
+            o.time_per_size = atof(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--lib"))
+            o.lib = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--yield")) {
+            o.yield_lib = argv[++i];
+            o.yield = 1;
+        } else if (i + 1 < argc && !strcmp(a, "--mpiexec"))
+            o.mpiexec = argv[++i];
+        else if (a[0] != '-' && !o.coll)
+            o.coll = a;
+        else
+            usage();
+    }
+    if (!o.coll || o.np < 1 || o.repeat < 1 || o.min_size < 0 || o.max_size < o.min_size
+        || o.max_size > (1L << 26) || o.time_per_size <= 0)
+        usage();
+    {
+        int known = 0;
+        for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++)
+            known |= !strcmp(colls[i], o.coll);
+        if (!known)
+            usage();
+    }
+    if (o.single)
+        return worker(&o);
+
+    /* The libraries of this build tree when the program runs from it, else the installed ones. */
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = '\0';
+    int in_build = !strncmp(self, AOT_BENCH_BUILD_DIR "/", strlen(AOT_BENCH_BUILD_DIR) + 1);
+    if (!o.lib)
+        o.lib = in_build ? AOT_BENCH_BUILD_LIB : AOT_BENCH_INSTALLED_LIB;
+    if (!o.yield_lib)
+        o.yield_lib = in_build ? AOT_BENCH_BUILD_YIELD : AOT_BENCH_INSTALLED_YIELD;
+    if (!exists(o.lib)) {
+        fprintf(stderr, "autoopt-bench-coll: %s: not found (use --lib)\n", o.lib);
+        return 1;
+    }
+    if (o.yield != 0 && !exists(o.yield_lib)) {
+        fprintf(stderr, "autoopt-bench-coll: %s: not found (use --yield or --no-yield)\n",
+                o.yield_lib);
+        return 1;
+    }
+    return driver(&o);
+}
