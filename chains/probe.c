@@ -42,6 +42,20 @@ struct aot_ch_run {
 };
 static struct aot_ch_run aot_ch_runs[AOT_CH_MAX_RUNS];
 static int aot_ch_nruns;
+
+/* Pages probed recently, kept after the probes are lifted.  Another thread (UCX's progress
+ * thread, which shares heap pages with the program's buffers) can fault on a probed page just
+ * before the main thread lifts the probes; by the time the handler runs the page is open
+ * again, and the access only needs to be retried.  A few retries at most: a page that stays
+ * closed belongs to someone else, and its fault goes on to the previous handler. */
+#define AOT_CH_HISTORY 1024
+static struct aot_ch_run aot_ch_history[AOT_CH_HISTORY];
+static unsigned aot_ch_history_next;
+static volatile unsigned aot_ch_arm_gen;
+static __thread uintptr_t aot_ch_retry_addr;
+static __thread unsigned aot_ch_retry_gen;
+static __thread int aot_ch_retries;
+
 static uintptr_t aot_ch_page;
 volatile int aot_ch_probe_on;
 volatile int aot_ch_touched;
@@ -97,6 +111,9 @@ void aot_ch_probe_arm(void)
 {
     if (!aot_ch_nruns || !aot_ch_installed)
         return;
+    for (int i = 0; i < aot_ch_nruns; i++)
+        aot_ch_history[aot_ch_history_next++ % AOT_CH_HISTORY] = aot_ch_runs[i];
+    aot_ch_arm_gen++;
     aot_ch_probe_on = 1;
     aot_probes_armed = 1;
     for (int pass = 0; pass < 2; pass++)
@@ -110,6 +127,14 @@ void aot_ch_probe_arm(void)
                 return;
             }
         }
+}
+
+static int aot_ch_was_probed(uintptr_t addr)
+{
+    for (int i = 0; i < AOT_CH_HISTORY; i++)
+        if (addr >= aot_ch_history[i].lo && addr < aot_ch_history[i].hi)
+            return 1;
+    return 0;
 }
 
 static int aot_ch_on_probe(uintptr_t addr)
@@ -158,6 +183,18 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
         errno = saved_errno;
         return;
     }
+    if (si->si_code == SEGV_ACCERR && aot_ch_was_probed(addr)) {
+        if (aot_ch_retry_addr != addr || aot_ch_retry_gen != aot_ch_arm_gen) {
+            aot_ch_retry_addr = addr;
+            aot_ch_retry_gen = aot_ch_arm_gen;
+            aot_ch_retries = 0;
+        }
+        if (aot_ch_retries++ < 3) {
+            errno = saved_errno;
+            return;                       /* lifted meanwhile: retry the access */
+        }
+    }
+    aot_ch_retry_addr = 0;
     errno = saved_errno;
     aot_ch_chain_old(sig, si, ctx);
 }
