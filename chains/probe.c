@@ -52,6 +52,7 @@ static int aot_ch_nruns;
 static struct aot_ch_run aot_ch_history[AOT_CH_HISTORY];
 static unsigned aot_ch_history_next;
 static volatile unsigned aot_ch_arm_gen;
+static pid_t aot_ch_main_tid;         /* the thread that called MPI_Init */
 static __thread uintptr_t aot_ch_retry_addr;
 static __thread unsigned aot_ch_retry_gen;
 static __thread int aot_ch_retries;
@@ -171,6 +172,18 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
     int saved_errno = errno;
     uintptr_t addr = (uintptr_t) si->si_addr;
 
+    if (si->si_code == SEGV_ACCERR && (pid_t) syscall(SYS_gettid) != aot_ch_main_tid &&
+        ((aot_ch_probe_on && aot_ch_on_probe(addr)) || aot_ch_was_probed(addr))) {
+        /* Another thread: at MPI_THREAD_SINGLE that is MPI's own (UCX's progress thread, whose
+         * objects share heap pages with the program's buffers), never the program.  It must
+         * not lift or arm probes behind the main thread's back: open just its page, and let
+         * the phase count as touched (chains then stay conservative). */
+        syscall(SYS_mprotect, (void *) (addr & ~(aot_ch_page - 1)), (size_t) aot_ch_page,
+                PROT_READ | PROT_WRITE);
+        aot_ch_touched = 1;
+        errno = saved_errno;
+        return;
+    }
     if (aot_ch_probe_on && si->si_code > 0 && aot_ch_on_probe(addr)) {
         aot_ch_probe_lift();
         if (aot_tls.depth == 0) {
@@ -287,6 +300,7 @@ int aot_ch_probe_init(char *err, size_t errlen)
     size_t size = 0;
 
     aot_ch_page = (uintptr_t) sysconf(_SC_PAGESIZE);
+    aot_ch_main_tid = (pid_t) syscall(SYS_gettid);
     if (pthread_getattr_np(pthread_self(), &a) == 0) {
         if (pthread_attr_getstack(&a, &addr, &size) == 0) {
             aot_ch_stk_lo = (uintptr_t) addr;
