@@ -12,8 +12,9 @@
  * its own run), with libautoopt.so preloaded and AUTOOPT_<COLL>=<algorithm>, and prints each
  * table and then the best algorithm per size with its ratio to native.  --repeat R runs the
  * whole list R times, interleaved, and keeps for every algorithm and size the repetition with
- * the lowest average (a burst of foreign load then spoils one repetition, not the result).  Native runs through
- * autoopt too (AUTOOPT_<COLL>=native), so every mode pays the same interception cost.
+ * the lowest average (a burst of foreign load then spoils one repetition, not the result).
+ * Native runs through autoopt too (AUTOOPT_<COLL>=native), so every mode pays the same
+ * interception cost.
  * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
  * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
  *
