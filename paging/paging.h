@@ -177,6 +177,7 @@ struct aot_pg_req {
     int lazy;                 /* lazy status entry, or -1 */
     struct aot_pg_site *site;
     uint64_t epoch;           /* aot_pg_epoch when converted */
+    int steps;                /* false-sharing faults charged to it (aot_pg_step_charge) */
     MPI_Status st;            /* completion status */
 };
 
@@ -191,6 +192,13 @@ extern uint64_t aot_pg_epoch;             /* progress-capable MPI calls so far *
  * conflicts with any access, a send with writes.  Fills up to max slot indices; returns the
  * number found (possibly more than max).  Signal-safe. */
 int aot_pg_owners(intptr_t lo, intptr_t hi, int write, int *idx, int max);
+/* A false-sharing fault of the program on page `page`: charges one step to every guarded
+ * request with bytes on that page.  When one of them has been charged more than
+ * AOT_PG_STEP_BUDGET steps, fills idx with those requests (up to max) and returns their
+ * number: the program works on that page, and waiting for them costs less than stepping every
+ * access.  Else returns 0.  Signal-safe. */
+#define AOT_PG_STEP_BUDGET 4
+int aot_pg_step_charge(uintptr_t page, int *idx, int max);
 /* Waits for the given requests and retires them.  Calls MPI: only where
  * MPI may be called (depth 0, or autoopt's own code). */
 void aot_pg_wait_slots(const int *idx, int n);
@@ -234,6 +242,7 @@ void aot_pg_gate_update(void);
     X(faults_false_sharing) /* faults on guarded pages outside every owner's bytes */ \
     X(false_sharing_in_mpi) /* ... of them inside MPI or autoopt (depth > 0) */ \
     X(rep_emulated)       /* REP MOVS/STOS over false-shared pages done by the handler */ \
+    X(step_budget_waits)  /* false sharing on one page beyond the step budget: waited */ \
     X(progress_retired)   /* completed by Testsome in a later MPI call */ \
     X(conflict_waits)     /* waited because a new call's buffer overlaps a pending one */ \
     X(enter_waits)        /* waited because an MPI call may touch any buffer */ \

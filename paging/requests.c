@@ -356,6 +356,24 @@ int aot_pg_owners(intptr_t lo, intptr_t hi, int write, int *idx, int max)
     return n;
 }
 
+int aot_pg_step_charge(uintptr_t page, int *idx, int max)
+{
+    intptr_t lo = (intptr_t) AOT_PG_ADDR(page), hi = lo + (intptr_t) aot_pg_page_size;
+    int n = 0, spent = 0;
+
+    for (int i = 0; i < aot_pg_nslots; i++) {
+        struct aot_pg_req *r = &aot_pg_reqs[i];
+        if (!r->state || !r->guarded || r->hi <= lo || r->lo >= hi ||
+            !aot_pg_ranges_meet(r->fp, r->nfp, lo, hi))
+            continue;
+        if (++r->steps > AOT_PG_STEP_BUDGET)
+            spent = 1;
+        if (n < max)
+            idx[n++] = i;
+    }
+    return spent ? n : 0;
+}
+
 void aot_pg_wait_slots(const int *idx, int n)
 {
     for (int k = 0; k < n; k++)

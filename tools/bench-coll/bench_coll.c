@@ -17,6 +17,9 @@
  * interception cost.
  * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
  * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
+ * Platform: shared memory by default; --netcluster PROG runs every job on the emulated
+ * 100 Mbit/s cluster instead (`PROG run -n N --yield on|off --preload LIB --env ... --`, one
+ * rank per emulated host, tools/netcluster), with the same waiting policy in every run.
  *
  * Sizes are bytes per message as OSU reports them: the vector for allreduce, reduce and bcast
  * (MPI_FLOAT with MPI_SUM for the reductions, so they start at 4 B), one rank's block for
@@ -47,6 +50,7 @@ struct opts {
     long min_size, max_size;
     double time_per_size;
     const char *lib, *yield_lib, *mpiexec, *algs;
+    const char *netcluster;         /* autoopt-netcluster: run on the emulated cluster */
 };
 
 struct table {
@@ -74,6 +78,8 @@ static void usage(void)
             "  --yield PATH        always preload this yield-when-idle library\n"
             "  --no-yield          never preload the yield-when-idle library\n"
             "  --mpiexec PATH      launcher (default " AOT_BENCH_MPIEXEC ")\n"
+            "  --netcluster PROG   run on the emulated cluster: PROG is autoopt-netcluster\n"
+            "                      (one rank per emulated host; needs root)\n"
             "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n");
     exit(2);
 }
@@ -242,9 +248,23 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
     if (pid == 0) {
         char *argv[] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
                         "--max-size", maxb, "--time-per-size", tps, (char *) o->coll, NULL};
+        char setvar[128], setlabel[128];
+        /* the emulated cluster: its own launcher, the same libraries passed explicitly */
+        char *ncargv[] = {(char *) o->netcluster, "run", "-n", np, "-q", "--yield",
+                          use_yield ? "on" : "off", "--yield-lib", (char *) o->yield_lib,
+                          "--preload", (char *) o->lib, "--env", setvar, "--env", setlabel,
+                          "--", self, "--single", "--min-size", minb, "--max-size", maxb,
+                          "--time-per-size", tps, (char *) o->coll, NULL};
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
         close(fds[1]);
+        if (o->netcluster) {
+            snprintf(setvar, sizeof(setvar), "%s=%s", var, spec);
+            snprintf(setlabel, sizeof(setlabel), "AOT_BENCH_LABEL=%s", spec);
+            execvp(o->netcluster, ncargv);
+            perror(o->netcluster);
+            _exit(127);
+        }
         setenv("LD_PRELOAD", preload, 1);
         setenv(var, spec, 1);
         setenv("AOT_BENCH_LABEL", spec, 1);
@@ -320,8 +340,10 @@ static int driver(const struct opts *o)
 
     if (!tables || !names)
         return 1;
-    printf("# autoopt-bench-coll %s on %d ranks; waiting policy: %s; libautoopt: %s; "
-           "best of %d repetition(s)\n", o->coll, o->np,
+    printf("# autoopt-bench-coll %s on %d ranks; platform: %s; waiting policy: %s; "
+           "libautoopt: %s; best of %d repetition(s)\n", o->coll, o->np,
+           o->netcluster ? "emulated 100 Mbit/s cluster, one rank per host (autoopt-netcluster)"
+                         : "one node, shared memory",
            use_yield ? "yield-when-idle (tools/yield) in every run" :
            "MPICH's default busy polling in every run", o->lib, o->repeat);
     for (size_t i = 0; i < nalgs; i++)
@@ -381,7 +403,7 @@ static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 
 int main(int argc, char **argv)
 {
-    struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL};
+    struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL};
     char self[PATH_MAX];
     ssize_t n;
 
@@ -410,6 +432,8 @@ int main(int argc, char **argv)
             o.yield = 1;
         } else if (i + 1 < argc && !strcmp(a, "--mpiexec"))
             o.mpiexec = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--netcluster"))
+            o.netcluster = argv[++i];
         else if (a[0] != '-' && !o.coll)
             o.coll = a;
         else
