@@ -56,7 +56,6 @@
  * flag).  The page table of guard.c gives the same interval lookup (binary search in a sorted
  * array) from pages that are never guarded.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
@@ -517,12 +516,13 @@ static int aot_pg_set(int sig, void (*fn)(int, siginfo_t *, void *), struct siga
     return sigaction(sig, &sa, old);
 }
 
+/* dl_iterate_phdr callback: records the executable segments of the object holding the code
+ * address `arg`.  Matched by address, not by load base, so a non-PIE executable that defines
+ * malloc itself (load bias 0) is found too. */
 static int aot_pg_note_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    uintptr_t base = (uintptr_t) arg, lo = UINTPTR_MAX, hi = 0;
+    uintptr_t fn = (uintptr_t) arg, base = (uintptr_t) info->dlpi_addr, lo = UINTPTR_MAX, hi = 0;
     (void) size;
-    if ((uintptr_t) info->dlpi_addr != base || aot_pg_nlocked >= AOT_PG_MAX_LOCKED)
-        return 0;
     for (int k = 0; k < info->dlpi_phnum; k++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -532,7 +532,9 @@ static int aot_pg_note_object(struct dl_phdr_info *info, size_t size, void *arg)
         if (base + ph->p_vaddr + ph->p_memsz > hi)
             hi = base + ph->p_vaddr + ph->p_memsz;
     }
-    if (hi > lo) {
+    if (fn < lo || fn >= hi)
+        return 0;
+    if (aot_pg_nlocked < AOT_PG_MAX_LOCKED) {
         aot_pg_locked[aot_pg_nlocked].lo = lo;
         aot_pg_locked[aot_pg_nlocked].hi = hi;
         aot_pg_nlocked++;
@@ -540,17 +542,17 @@ static int aot_pg_note_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-/* Records the executable segments of the objects defining malloc and fputs (the C library,
- * and an allocator that replaces malloc if there is one). */
+/* Records the executable segments of the object defining malloc (the C library, or an
+ * allocator that replaces it) and of the C library itself, found through setvbuf (a stdio
+ * function autoopt does not wrap, so the address is libc's, not ours). */
 static void aot_pg_find_locked_code(void)
 {
-    void *const fns[2] = { (void *) malloc, (void *) fputs };
-    Dl_info di;
+    void *const fns[2] = { (void *) malloc, (void *) setvbuf };
 
     aot_pg_nlocked = 0;
     for (int k = 0; k < 2; k++)
-        if (!aot_pg_in_locked_code((uintptr_t) fns[k]) && dladdr(fns[k], &di) && di.dli_fbase)
-            dl_iterate_phdr(aot_pg_note_object, di.dli_fbase);
+        if (!aot_pg_in_locked_code((uintptr_t) fns[k]))
+            dl_iterate_phdr(aot_pg_note_object, fns[k]);
 }
 
 int aot_pg_handler_install(char *err, size_t errlen)

@@ -248,19 +248,39 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
     if (pid == 0) {
         char *argv[] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
                         "--max-size", maxb, "--time-per-size", tps, (char *) o->coll, NULL};
-        char setvar[128], setlabel[128];
-        /* the emulated cluster: its own launcher, the same libraries passed explicitly */
-        char *ncargv[] = {(char *) o->netcluster, "run", "-n", np, "-q", "--yield",
-                          use_yield ? "on" : "off", "--yield-lib", (char *) o->yield_lib,
-                          "--preload", (char *) o->lib, "--env", setvar, "--env", setlabel,
-                          "--", self, "--single", "--min-size", minb, "--max-size", maxb,
-                          "--time-per-size", tps, (char *) o->coll, NULL};
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
         close(fds[1]);
         if (o->netcluster) {
+            /* the emulated cluster: its own launcher, the same libraries passed explicitly
+             * (--yield-lib only with --yield on: netcluster requires the file to exist) */
+            char setvar[128], setlabel[128];
+            char *ncargv[32];
+            int k = 0;
             snprintf(setvar, sizeof(setvar), "%s=%s", var, spec);
             snprintf(setlabel, sizeof(setlabel), "AOT_BENCH_LABEL=%s", spec);
+            ncargv[k++] = (char *) o->netcluster;
+            ncargv[k++] = "run";
+            ncargv[k++] = "-n";
+            ncargv[k++] = np;
+            ncargv[k++] = "-q";
+            ncargv[k++] = "--yield";
+            ncargv[k++] = use_yield ? "on" : "off";
+            if (use_yield) {
+                ncargv[k++] = "--yield-lib";
+                ncargv[k++] = (char *) o->yield_lib;
+            }
+            ncargv[k++] = "--preload";
+            ncargv[k++] = (char *) o->lib;
+            ncargv[k++] = "--env";
+            ncargv[k++] = setvar;
+            ncargv[k++] = "--env";
+            ncargv[k++] = setlabel;
+            ncargv[k++] = "--";
+            for (int a = 0; argv[a]; a++)
+                if (a >= 3)           /* the worker's command line after "mpiexec -n N" */
+                    ncargv[k++] = argv[a];
+            ncargv[k] = NULL;
             execvp(o->netcluster, ncargv);
             perror(o->netcluster);
             _exit(127);
