@@ -51,7 +51,8 @@
     X(unguarded_requests) /* requests started in chain mode */ \
     X(status_waits)       /* chain receives waited at once for their status */ \
     X(retired_signatures) /* learned long enough without becoming a member */ \
-    X(verify_missed)      /* AUTOOPT_CHAIN_VERIFY: touches chain mode would have missed */
+    X(verify_missed)      /* AUTOOPT_CHAIN_VERIFY: touches chain mode would have missed */ \
+    X(probe_mprotects)    /* system calls that set or lifted touch probes */
 
 static struct {
 #define AOT_X(name) int name;
@@ -603,6 +604,7 @@ void aot_chains_finalize(void)
         aot_ch_learn_boundary(&aot_ch_L);
     aot_ch_complete_all();
     aot_ch_probe_finalize();
+    AOT_CH_COUNT(probe_mprotects, aot_ch_probe_syscalls());
     aot_ch_on = 0;
     if (!aot_ch_trace_on)
         __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);

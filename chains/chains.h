@@ -165,6 +165,8 @@ void aot_ch_probe_finalize(void);
 void aot_ch_probe_reset(void);
 void aot_ch_probe_add(intptr_t lo, intptr_t hi, int recv);
 void aot_ch_probe_arm(void);
+/* mprotect calls made by the probes so far. */
+uint64_t aot_ch_probe_syscalls(void);
 /* Lifts every probe (before any MPI call).  Safe in signal context. */
 void aot_ch_probe_lift(void);
 extern volatile int aot_ch_probe_on;

@@ -13,8 +13,11 @@
  * Probes never cover a page that paging guards (chains.c completes paging's requests on those
  * pages first, and paging only guards inside MPI calls, when no probe is set), the stack, or a
  * mapping that is not private and writable (aot_ch_probe_mapping_ok): lifting restores
- * PROT_READ|PROT_WRITE.  The cost (two mprotect calls per run and call, a fault per phase) is
- * paid only while a phase is learned, then the signature is a chain member or retires.
+ * PROT_READ|PROT_WRITE.  The cost is paid only while a phase is learned, then the signature is
+ * a chain member or retires: per call, one mprotect per run of pages with equal protection to
+ * set the probes and one per run of adjacent pages to lift them (buffers sharing a page cost
+ * one), and a fault per phase.  Each probed page gets a mapping of its own the first time
+ * (aot_ch_isolate), which makes those calls about 3 times cheaper.
  *
  * RULES FOR THE HANDLER (signal context): it calls only mprotect through syscall() and
  * sigaction, reads only the probe table (static, in libautoopt's own data) and writes only the
@@ -26,6 +29,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -40,8 +44,15 @@ struct aot_ch_run {
     uintptr_t lo, hi;                 /* page-aligned */
     int prot;
 };
+/* What the learner asks for (aot_ch_probe_add), page runs that may overlap. */
 static struct aot_ch_run aot_ch_runs[AOT_CH_MAX_RUNS];
 static int aot_ch_nruns;
+/* What is set: sorted, disjoint runs, adjacent runs of equal protection merged (arm writes it
+ * before it sets a probe; lift, also in the handler, empties it). */
+static struct aot_ch_run aot_ch_armed[2 * AOT_CH_MAX_RUNS];
+static int aot_ch_narmed;
+static struct aot_ch_run aot_ch_want[2 * AOT_CH_MAX_RUNS];
+static uint64_t aot_ch_nmprotect;
 
 /* Pages probed recently, kept after the probes are lifted.  Another thread (UCX's progress
  * thread, which shares heap pages with the program's buffers) can fault on a probed page just
@@ -65,16 +76,64 @@ static struct sigaction aot_ch_old_segv;
 static int aot_ch_installed;
 static uintptr_t aot_ch_stk_lo, aot_ch_stk_hi;
 
+/*
+ * mprotect on a page inside a large mapping (the heap) splits the mapping in three and merges
+ * it back when the probe is lifted: about 4 us per call on a 2-core VM, against 1.4 us when
+ * the page already is a mapping of its own.  madvise gives each probed page one for good:
+ * mappings with different flags are never merged, so pages get MADV_NOHUGEPAGE and
+ * MADV_HUGEPAGE by turns (by page number), and neither flag can matter to a one-page mapping,
+ * which no transparent huge page fits.  Contents and protection do not change.  Done once per
+ * page, with the raw system call (libautoopt wraps madvise for paging), for at most
+ * AOT_CH_ISOLATE_MAX pages, so that the number of mappings stays far below vm.max_map_count.
+ */
+#define AOT_CH_ISOLATE_MAX 1024
+static uintptr_t aot_ch_isolated[2 * AOT_CH_ISOLATE_MAX];    /* open addressing, page numbers */
+static int aot_ch_nisolated;
+
+static void aot_ch_isolate(uintptr_t lo, uintptr_t hi)
+{
+    for (uintptr_t page = lo; page < hi && aot_ch_nisolated < AOT_CH_ISOLATE_MAX;
+         page += aot_ch_page) {
+        uintptr_t pn = page / aot_ch_page;
+        unsigned h = (unsigned) (pn * 0x9E3779B1u) % (2 * AOT_CH_ISOLATE_MAX);
+        while (aot_ch_isolated[h] && aot_ch_isolated[h] != pn)
+            h = (h + 1) % (2 * AOT_CH_ISOLATE_MAX);
+        if (aot_ch_isolated[h] == pn)
+            continue;
+        if (syscall(SYS_madvise, (void *) page, (size_t) aot_ch_page,
+                    (pn & 1) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0) {
+            aot_ch_isolated[h] = pn;
+            aot_ch_nisolated++;
+        }
+    }
+}
+
+static void aot_ch_mprotect(uintptr_t lo, uintptr_t hi, int prot)
+{
+    aot_ch_nmprotect++;
+    syscall(SYS_mprotect, (void *) lo, hi - lo, prot);
+}
+
+uint64_t aot_ch_probe_syscalls(void)
+{
+    return aot_ch_nmprotect;
+}
+
 void aot_ch_probe_lift(void)
 {
-    int n = aot_ch_nruns;
+    int n = aot_ch_narmed;
     if (!aot_ch_probe_on)
         return;
     aot_ch_probe_on = 0;
     aot_probes_armed = 0;
-    for (int i = 0; i < n; i++)
-        syscall(SYS_mprotect, (void *) aot_ch_runs[i].lo, aot_ch_runs[i].hi - aot_ch_runs[i].lo,
-                PROT_READ | PROT_WRITE);
+    /* adjacent runs differ only in protection: one call opens them all */
+    for (int i = 0; i < n;) {
+        uintptr_t lo = aot_ch_armed[i].lo, hi = aot_ch_armed[i].hi;
+        for (i++; i < n && aot_ch_armed[i].lo == hi; i++)
+            hi = aot_ch_armed[i].hi;
+        aot_ch_mprotect(lo, hi, PROT_READ | PROT_WRITE);
+    }
+    aot_ch_narmed = 0;
 }
 
 /* Installed as aot_probes_release: a libc call is about to hand probed memory to the kernel or
@@ -107,27 +166,68 @@ void aot_ch_probe_add(intptr_t lo, intptr_t hi, int recv)
     aot_ch_nruns++;
 }
 
-/* Read-only runs first, then no-access ones: a page under both ends up no-access. */
+static int aot_ch_cmp_addr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *) a, y = *(const uintptr_t *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* The requested runs as sorted, disjoint runs: a page under a receive is no-access, else
+ * read-only; adjacent runs of equal protection merged.  Returns how many. */
+static int aot_ch_want_build(void)
+{
+    static uintptr_t cut[2 * AOT_CH_MAX_RUNS];
+    int ncut = 0, nw = 0;
+
+    for (int i = 0; i < aot_ch_nruns; i++) {
+        cut[ncut++] = aot_ch_runs[i].lo;
+        cut[ncut++] = aot_ch_runs[i].hi;
+    }
+    qsort(cut, (size_t) ncut, sizeof(cut[0]), aot_ch_cmp_addr);
+    for (int j = 0; j + 1 < ncut; j++) {
+        uintptr_t a = cut[j], b = cut[j + 1];
+        int prot = -1;
+        if (a == b)
+            continue;
+        for (int i = 0; i < aot_ch_nruns && prot != PROT_NONE; i++)
+            if (aot_ch_runs[i].lo <= a && aot_ch_runs[i].hi >= b)
+                prot = aot_ch_runs[i].prot;
+        if (prot < 0)
+            continue;
+        if (nw > 0 && aot_ch_want[nw - 1].hi == a && aot_ch_want[nw - 1].prot == prot)
+            aot_ch_want[nw - 1].hi = b;
+        else
+            aot_ch_want[nw++] = (struct aot_ch_run) { a, b, prot };
+    }
+    return nw;
+}
+
+/* Applies the requested runs (after reset or lift: nothing is set), one system call per run of
+ * equal protection. */
 void aot_ch_probe_arm(void)
 {
+    int nw;
+
     if (!aot_ch_nruns || !aot_ch_installed)
         return;
-    for (int i = 0; i < aot_ch_nruns; i++)
-        aot_ch_history[aot_ch_history_next++ % AOT_CH_HISTORY] = aot_ch_runs[i];
+    aot_ch_probe_lift();
+    nw = aot_ch_want_build();
+    for (int j = 0; j < nw; j++)
+        aot_ch_history[aot_ch_history_next++ % AOT_CH_HISTORY] = aot_ch_want[j];
     aot_ch_arm_gen++;
+    memcpy(aot_ch_armed, aot_ch_want, (size_t) nw * sizeof(aot_ch_want[0]));
+    aot_ch_narmed = nw;
     aot_ch_probe_on = 1;
     aot_probes_armed = 1;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < aot_ch_nruns; i++) {
-            int prot = aot_ch_runs[i].prot;
-            if ((pass == 0) != (prot == PROT_READ))
-                continue;
-            if (syscall(SYS_mprotect, (void *) aot_ch_runs[i].lo,
-                        aot_ch_runs[i].hi - aot_ch_runs[i].lo, prot) != 0) {
-                aot_ch_probe_lift();      /* not observable: treat as no probe at all */
-                return;
-            }
+    for (int j = 0; j < nw; j++) {
+        aot_ch_isolate(aot_ch_want[j].lo, aot_ch_want[j].hi);
+        aot_ch_nmprotect++;
+        if (syscall(SYS_mprotect, (void *) aot_ch_want[j].lo,
+                    aot_ch_want[j].hi - aot_ch_want[j].lo, aot_ch_want[j].prot) != 0) {
+            aot_ch_probe_lift();      /* not observable: treat as no probe at all */
+            return;
         }
+    }
 }
 
 static int aot_ch_was_probed(uintptr_t addr)
