@@ -49,6 +49,7 @@
     X(chain_breaks)       /* a different call arrived mid-chain */ \
     X(chains_disabled)    /* broke AUTOOPT_CHAIN_MAX_BREAKS times */ \
     X(unguarded_requests) /* requests started in chain mode */ \
+    X(proc_null_sides)    /* sends and receives to MPI_PROC_NULL that chain mode left out */ \
     X(status_waits)       /* chain receives waited at once for their status */ \
     X(retired_signatures) /* learned long enough without becoming a member */ \
     X(verify_missed)      /* AUTOOPT_CHAIN_VERIFY: touches chain mode would have missed */ \
@@ -59,7 +60,8 @@ static struct {
     AOT_CH_COUNTERS(AOT_X)
 #undef AOT_X
 } aot_ch_ctr;
-#define AOT_CH_COUNT(name, n) aot_stats_add(aot_ch_ctr.name, (uint64_t) (n))
+/* Chains count on the thread calling MPI only (the probe handler sets flags, not counters). */
+#define AOT_CH_COUNT(name, n) aot_stats_add_caller(aot_ch_ctr.name, (uint64_t) (n))
 
 static struct aot_ch_learner aot_ch_L;
 static int aot_ch_on;
@@ -267,16 +269,22 @@ static int aot_ch_blocking(const struct aot_ch_call *c, const struct aot_ch_sig 
     }
 }
 
-/* Chain mode: start the call on the program's buffers, no guard. */
+/* Chain mode: start the call on the program's buffers, no guard.  A side whose peer is
+ * MPI_PROC_NULL has no effect (MPI 4.0, 3.11): it starts no request, unless the program reads
+ * the receive's status, which MPI then fills in as usual. */
 static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
 {
     int rc = MPI_SUCCESS, rc2;
+    const int has_s = c->has_s && c->dest != MPI_PROC_NULL;
+    const int has_r = c->has_r && (c->source != MPI_PROC_NULL || c->status != MPI_STATUS_IGNORE);
 
     if (aot_ch_nreqs + 2 > AOT_CH_MAX_REQS)
         aot_ch_complete_all();
-    if (c->has_s)
+    if (has_s + has_r < c->has_s + c->has_r)
+        AOT_CH_COUNT(proc_null_sides, c->has_s + c->has_r - has_s - has_r);
+    if (has_s)
         aot_ch_resolve(s->slo, s->shi, 0);
-    if (c->has_r) {
+    if (has_r) {
         MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
         aot_ch_resolve(s->rlo, s->rhi, 1);
         rc = PMPI_Irecv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm, req);
@@ -289,7 +297,7 @@ static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
             aot_ch_nreqs++;
         }
     }
-    if (c->has_s) {
+    if (has_s) {
         MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
         if (c->fn == AOT_FN_MPI_Ssend)
             rc2 = PMPI_Issend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm, req);

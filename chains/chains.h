@@ -76,6 +76,7 @@ struct aot_ch_sig {
     uint32_t learn_calls;           /* calls run in learning mode (probed) */
     uint64_t calls;
     uint64_t time_ns;               /* inside MPI, summed (trace only) */
+    struct aot_ch_sig *next;        /* the signature that followed this one last time */
     UT_hash_handle hh;
 };
 
@@ -85,7 +86,9 @@ struct aot_ch_sig {
 uint64_t aot_ch_site(int routed, int depth, const void **frames, int *nframes,
                      const char **file, int *line);
 void aot_ch_site_init(void);
-/* Finds or creates the signature of key (site details are taken only for a new one). */
+/* Finds or creates the signature of key (site details are taken only for a new one).  The
+ * signature that followed the previous one last time is compared first: in a loop it is
+ * nearly always the one, and a compare is cheaper than the hash and the table. */
 struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *const *frames,
                                   int nframes, const char *file, int line, int *created);
 struct aot_ch_sig *aot_ch_sig_by_id(uint32_t id);

@@ -145,6 +145,7 @@ uint64_t aot_ch_site(int routed, int depth, const void **frames, int *nframes,
 /* ---------------------------------------------------------------- the table */
 
 static struct aot_ch_sig *aot_ch_sigs;          /* hash by key */
+static struct aot_ch_sig *aot_ch_prev;          /* the signature of the previous call */
 static struct aot_ch_sig **aot_ch_by_id;
 static uint32_t aot_ch_nsigs, aot_ch_capsigs;
 
@@ -164,13 +165,23 @@ uint32_t aot_ch_key_hash(const struct aot_ch_key *k)
 struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *const *frames,
                                   int nframes, const char *file, int line, int *created)
 {
-    uint32_t hv = aot_ch_key_hash(key);
-    struct aot_ch_sig *s = NULL;
+    struct aot_ch_sig *s = aot_ch_prev ? aot_ch_prev->next : NULL;
+    uint32_t hv;
 
     *created = 0;
-    HASH_FIND_BYHASHVALUE(hh, aot_ch_sigs, key, sizeof(*key), hv, s);
-    if (s)
+    if (s && memcmp(&s->key, key, sizeof(*key)) == 0) {
+        aot_ch_prev = s;
         return s;
+    }
+    hv = aot_ch_key_hash(key);
+    s = NULL;
+    HASH_FIND_BYHASHVALUE(hh, aot_ch_sigs, key, sizeof(*key), hv, s);
+    if (s) {
+        if (aot_ch_prev)
+            aot_ch_prev->next = s;
+        aot_ch_prev = s;
+        return s;
+    }
     if (aot_ch_nsigs == aot_ch_capsigs) {
         uint32_t cap = aot_ch_capsigs ? 2 * aot_ch_capsigs : 256;
         struct aot_ch_sig **by = aot_ch_alloc((size_t) cap * sizeof(*by));
@@ -197,6 +208,9 @@ struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *cons
     s->line = line;
     aot_ch_by_id[aot_ch_nsigs++] = s;
     HASH_ADD_KEYPTR_BYHASHVALUE(hh, aot_ch_sigs, &s->key, sizeof(s->key), hv, s);
+    if (aot_ch_prev)
+        aot_ch_prev->next = s;
+    aot_ch_prev = s;
     *created = 1;
     return s;
 }

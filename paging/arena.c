@@ -76,9 +76,16 @@ void *aot_pg_alloc(size_t n)
     return node;
 }
 
+/* A large object on a fresh mapping is zero already: writing zeros would only make every page
+ * of it resident (the 1 Mi lazy-status table alone is 32 MiB per process). */
 void *aot_pg_zalloc(size_t n)
 {
-    void *p = aot_pg_alloc(n);
+    unsigned k = aot_pg_class(n ? n : 1);
+    void *p;
+
+    if (k > AOT_PG_SMALL_SHIFT && !aot_pg_free_lists[k])
+        return aot_pg_map((size_t) 1 << k);
+    p = aot_pg_alloc(n);
     if (p)
         memset(p, 0, n);
     return p;

@@ -32,7 +32,8 @@
  *     and never allocate;
  *   - it may not call: malloc or free, stdio, or anything that takes a lock the interrupted
  *     code could hold;
- *   - one exception, the wait: when the fault comes from the program (aot_tls.depth == 0) on
+ *   - one exception, the wait: when the fault comes from the program (aot_tls.depth == 0, on
+ *     the thread that called MPI_Init: aot_pg_from_program) on
  *     owned bytes, the handler calls PMPI_Wait and retires the requests (arena frees, mprotect,
  *     MPI_Unpack).  That is safe at MPI_THREAD_SINGLE because the interrupted code is the
  *     program itself, outside MPI and outside autoopt: MPI is not re-entered, and no lock of
@@ -62,7 +63,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "paging.h"
 
@@ -346,8 +349,20 @@ static void aot_pg_wait_from_program(const int *idx, int n, uintptr_t addr)
     aot_tls.depth = saved;
 }
 
-/* Owned bytes at depth 0: wait for their requests.  Returns 1 when it waited. */
-static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr)
+/* The thread that called MPI_Init: at MPI_THREAD_SINGLE (the only level paging converts at)
+ * the program's only thread.  Another thread that faults is MPI's own (UCX's async thread,
+ * whose objects share heap pages with guarded buffers): it is never "the program at depth 0",
+ * whatever its own aot_tls.depth says, and it must never wait, which would call
+ * ucp_worker_progress while the main thread may be inside it. */
+static pid_t aot_pg_main_tid;
+
+static int aot_pg_from_program(void)
+{
+    return aot_tls.depth == 0 && (pid_t) syscall(SYS_gettid) == aot_pg_main_tid;
+}
+
+/* Owned bytes touched by the program: wait for their requests.  Returns 1 when it waited. */
+static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int program)
 {
     int idx[AOT_PG_MAX_OWNERS], n = 0;
 
@@ -357,7 +372,7 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr)
     }
     if (!n)
         return 0;
-    if (aot_tls.depth > 0) {
+    if (!program) {
         aot_pg_say("autoopt: a pending converted buffer was touched inside MPI or autoopt "
                    "(a signal handler?): treated as a real fault\n");
         return -1;
@@ -372,7 +387,7 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
     ucontext_t *uc = ctx;
     uintptr_t addr = (uintptr_t) si->si_addr;
     struct aot_pg_access a = { .n = 0 };
-    int saved_errno = errno, write, rc, ours = 0;
+    int saved_errno = errno, write, rc, ours = 0, program;
 
     if (!aot_pg_on || si->si_code <= 0 || aot_pg_nseg == 0)
         goto foreign;
@@ -402,7 +417,8 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
     }
 
     aot_pg_segv_nest++;
-    rc = aot_pg_wait_owners(&a, addr);
+    program = aot_pg_from_program();
+    rc = aot_pg_wait_owners(&a, addr, program);
     if (rc < 0) {
         aot_pg_segv_nest--;
         goto foreign;
@@ -416,9 +432,9 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
 
     /* false sharing */
     AOT_PG_COUNT(faults_false_sharing, 1);
-    if (aot_tls.depth > 0)
+    if (!program)
         AOT_PG_COUNT(false_sharing_in_mpi, 1);
-    if (aot_tls.depth == 0 && !aot_pg_in_locked_code((uintptr_t) uc->uc_mcontext.gregs[REG_RIP])) {
+    if (program && !aot_pg_in_locked_code((uintptr_t) uc->uc_mcontext.gregs[REG_RIP])) {
         /* The program keeps working on this page (a loop over data next to a halo, a heap
          * page shared with small buffers): past the step budget, waiting for the requests on
          * the page costs less than a fault and a single step per access.  Waiting is safe
@@ -557,6 +573,7 @@ static void aot_pg_find_locked_code(void)
 
 int aot_pg_handler_install(char *err, size_t errlen)
 {
+    aot_pg_main_tid = (pid_t) syscall(SYS_gettid);
     aot_pg_find_locked_code();
     if (aot_pg_set(SIGSEGV, aot_pg_segv, &aot_pg_old_segv) != 0 ||
         aot_pg_set(SIGTRAP, aot_pg_trap, &aot_pg_old_trap) != 0) {

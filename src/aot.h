@@ -81,8 +81,6 @@ int aot_stats_register(const char *group, const char *name);
 void aot_stats_add(int id, uint64_t n);
 /* Count one call that passed through, with its reason, against function id fn. */
 void aot_stats_pass(int fn, enum aot_pass_reason reason);
-/* Count one call that a subsystem optimized (converted, chained, routed to an algorithm). */
-void aot_stats_optimized(int fn);
 
 /* ---------------------------------------------------------------- trace hook */
 
@@ -139,6 +137,32 @@ static inline void aot_count_call(int fn)
         __atomic_fetch_add(&aot_calls[fn], 1, __ATOMIC_RELAXED);
     else
         aot_calls[fn]++;
+}
+
+/* Counters updated on the path of an MPI call, by the thread making it and never by a signal
+ * handler: inline, with a plain increment below MPI_THREAD_MULTIPLE (as aot_count_call). */
+#define AOT_MAX_NAMED 1024
+extern uint64_t aot_optimized[AOT_FN_COUNT];
+extern uint64_t aot_named[AOT_MAX_NAMED];
+
+/* Count one call that a subsystem optimized (converted, chained, routed to an algorithm). */
+static inline void aot_stats_optimized(int fn)
+{
+    if (__builtin_expect(aot_calls_atomic, 0))
+        __atomic_fetch_add(&aot_optimized[fn], 1, __ATOMIC_RELAXED);
+    else
+        aot_optimized[fn]++;
+}
+
+/* aot_stats_add for such counters (id from aot_stats_register; -1 is ignored). */
+static inline void aot_stats_add_caller(int id, uint64_t n)
+{
+    if (id < 0)
+        return;
+    if (__builtin_expect(aot_calls_atomic, 0))
+        __atomic_fetch_add(&aot_named[id], n, __ATOMIC_RELAXED);
+    else
+        aot_named[id] += n;
 }
 
 /* Start-up and shutdown (src/runtime.c), called by the MPI_Init, MPI_Init_thread and MPI_Finalize wrappers. */

@@ -10,15 +10,13 @@
 
 #include "aot.h"
 
-#define AOT_MAX_NAMED 1024
-
 uint64_t aot_calls[AOT_FN_COUNT];
-static uint64_t aot_optimized[AOT_FN_COUNT];
+uint64_t aot_optimized[AOT_FN_COUNT];
 static uint64_t aot_passed[AOT_FN_COUNT][AOT_PASS_NREASONS];
 static double aot_time[AOT_FN_COUNT];
 
 static struct { const char *group, *name; } aot_named_keys[AOT_MAX_NAMED];
-static uint64_t aot_named[AOT_MAX_NAMED];
+uint64_t aot_named[AOT_MAX_NAMED];
 static int aot_nnamed;
 
 static const char *const aot_reason_text[AOT_PASS_NREASONS] = {
@@ -58,11 +56,6 @@ void aot_stats_pass(int fn, enum aot_pass_reason reason)
 {
     __atomic_fetch_add(&aot_passed[fn][reason], 1, __ATOMIC_RELAXED);
     aot_trace(AOT_TR_PASS, fn, (uint64_t) reason, 0, aot_reason_text[reason]);
-}
-
-void aot_stats_optimized(int fn)
-{
-    __atomic_fetch_add(&aot_optimized[fn], 1, __ATOMIC_RELAXED);
 }
 
 void aot_stats_start(void)
