@@ -127,6 +127,13 @@ int aot_runtime_start(int provided)
     if (provided == MPI_THREAD_MULTIPLE) {
         AOT_LOG(1, "MPI_THREAD_MULTIPLE: collectives go to MPI's own algorithms");
         aot_cfg.collectives = 0;
+        if (aot_cfg.trace_dir) {
+            /* the signature table and the trace buffer serve one calling thread at a time */
+            if (aot_world_rank == 0)
+                aot_log(0, "AUTOOPT_TRACE=%s: off at MPI_THREAD_MULTIPLE (calls from several "
+                        "threads at once)", aot_cfg.trace_dir);
+            aot_cfg.trace_dir = NULL;
+        }
     }
 
 #ifdef AOT_HAVE_COLLECTIVES
