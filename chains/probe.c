@@ -108,10 +108,10 @@ static void aot_ch_isolate(uintptr_t lo, uintptr_t hi)
     }
 }
 
-static void aot_ch_mprotect(uintptr_t lo, uintptr_t hi, int prot)
+static int aot_ch_mprotect(uintptr_t lo, uintptr_t hi, int prot)
 {
     aot_ch_nmprotect++;
-    syscall(SYS_mprotect, (void *) lo, hi - lo, prot);
+    return (int) syscall(SYS_mprotect, (void *) lo, hi - lo, prot);
 }
 
 uint64_t aot_ch_probe_syscalls(void)
@@ -221,9 +221,7 @@ void aot_ch_probe_arm(void)
     aot_probes_armed = 1;
     for (int j = 0; j < nw; j++) {
         aot_ch_isolate(aot_ch_want[j].lo, aot_ch_want[j].hi);
-        aot_ch_nmprotect++;
-        if (syscall(SYS_mprotect, (void *) aot_ch_want[j].lo,
-                    aot_ch_want[j].hi - aot_ch_want[j].lo, aot_ch_want[j].prot) != 0) {
+        if (aot_ch_mprotect(aot_ch_want[j].lo, aot_ch_want[j].hi, aot_ch_want[j].prot) != 0) {
             aot_ch_probe_lift();      /* not observable: treat as no probe at all */
             return;
         }

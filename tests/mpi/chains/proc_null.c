@@ -7,10 +7,7 @@
  * real neighbours must be this iteration's.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <stdio.h>
-#include <stdlib.h>
-
-#include <mpi.h>
+#include "aot_test.h"
 
 #define N 64
 #define ITERS 60
@@ -23,7 +20,7 @@ static double value(int rank, int it, int which, int i)
 
 int main(int argc, char **argv)
 {
-    int rank, size, errors = 0, total = 0;
+    int rank, size;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -53,38 +50,23 @@ int main(int argc, char **argv)
         MPI_Sendrecv(s3, N, MPI_DOUBLE, MPI_PROC_NULL, 3, r3, N, MPI_DOUBLE, MPI_PROC_NULL, 3,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Get_count(&st, MPI_DOUBLE, &count);   /* an MPI call: ends the phase, after the chain */
-        if (right == MPI_PROC_NULL) {
-            if (st.MPI_SOURCE != MPI_PROC_NULL || st.MPI_TAG != MPI_ANY_TAG || count != 0) {
-                if (errors < 5)
-                    fprintf(stderr, "rank %d iteration %d: status from MPI_PROC_NULL: source %d "
-                            "tag %d count %d\n", rank, it, st.MPI_SOURCE, st.MPI_TAG, count);
-                errors++;
-            }
-        } else if (st.MPI_SOURCE != right || st.MPI_TAG != 2 || count != N) {
-            if (errors < 5)
-                fprintf(stderr, "rank %d iteration %d: status: source %d tag %d count %d\n",
-                        rank, it, st.MPI_SOURCE, st.MPI_TAG, count);
-            errors++;
-        }
-        for (int i = 0; i < N; i++) {
+        if (right == MPI_PROC_NULL)
+            CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+                  "iteration %d: status from MPI_PROC_NULL: source %d tag %d count %d", it,
+                  st.MPI_SOURCE, st.MPI_TAG, count);
+        else
+            CHECK(st.MPI_SOURCE == right && st.MPI_TAG == 2 && count == N,
+                  "iteration %d: status: source %d tag %d count %d", it, st.MPI_SOURCE,
+                  st.MPI_TAG, count);
+        int bad = -1;
+        for (int i = 0; i < N && bad < 0; i++) {
             double e1 = left == MPI_PROC_NULL ? UNTOUCHED : value(left, it, 1, i);
             double e2 = right == MPI_PROC_NULL ? UNTOUCHED : value(right, it, 2, i);
-            if (r1[i] != e1 || r2[i] != e2 || r3[i] != UNTOUCHED) {
-                if (errors < 5)
-                    fprintf(stderr, "rank %d iteration %d: wrong value at %d\n", rank, it, i);
-                errors++;
-                break;
-            }
+            if (r1[i] != e1 || r2[i] != e2 || r3[i] != UNTOUCHED)
+                bad = i;
         }
-    }
-    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total)
-            printf("Found %d errors\n", total);
-        else
-            printf("No Errors\n");
+        CHECK(bad < 0, "iteration %d: wrong value at %d", it, bad);
     }
     free(s1); free(r1); free(s2); free(r2); free(s3); free(r3);
-    MPI_Finalize();
-    return total != 0;
+    return aot_test_finish();
 }

@@ -8,10 +8,7 @@
  * the middle and every received buffer are checked against what the neighbours sent.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <stdio.h>
-#include <stdlib.h>
-
-#include <mpi.h>
+#include "aot_test.h"
 
 #define N 48                            /* 6 buffers x 48 doubles = 2304 bytes: one page */
 #define ITERS 60
@@ -23,7 +20,7 @@ static double value(int rank, int it, int which, int i)
 
 int main(int argc, char **argv)
 {
-    int rank, size, errors = 0, total = 0;
+    int rank, size;
     double *page = NULL;
 
     MPI_Init(&argc, &argv);
@@ -50,30 +47,15 @@ int main(int argc, char **argv)
         mid = r1[N - 1];                /* the first call's data, read mid-phase */
         MPI_Sendrecv(s3, N, MPI_DOUBLE, right, 3, r3, N, MPI_DOUBLE, left, 3, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-        if (mid != value(left, it, 1, N - 1)) {
-            if (errors < 5)
-                fprintf(stderr, "rank %d iteration %d: read %g mid-phase, expected %g\n", rank,
-                        it, mid, value(left, it, 1, N - 1));
-            errors++;
-        }
-        for (int i = 0; i < N; i++) {
+        CHECK(mid == value(left, it, 1, N - 1), "iteration %d: read %g mid-phase, expected %g",
+              it, mid, value(left, it, 1, N - 1));
+        int bad = -1;
+        for (int i = 0; i < N && bad < 0; i++)
             if (r1[i] != value(left, it, 1, i) || r2[i] != value(right, it, 2, i) ||
-                r3[i] != value(left, it, 3, i)) {
-                if (errors < 5)
-                    fprintf(stderr, "rank %d iteration %d: wrong value at %d\n", rank, it, i);
-                errors++;
-                break;
-            }
-        }
-    }
-    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total)
-            printf("Found %d errors\n", total);
-        else
-            printf("No Errors\n");
+                r3[i] != value(left, it, 3, i))
+                bad = i;
+        CHECK(bad < 0, "iteration %d: wrong value at %d", it, bad);
     }
     free(page);
-    MPI_Finalize();
-    return total != 0;
+    return aot_test_finish();
 }
