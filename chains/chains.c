@@ -60,6 +60,12 @@ static struct {
     AOT_CH_COUNTERS(AOT_X)
 #undef AOT_X
 } aot_ch_ctr;
+/* Signatures that can never be chain members, by reason (index: enum aot_ch_why; 0 unused). */
+static int aot_ch_excluded[AOT_CH_NWHY];
+static const char *const aot_ch_excluded_name[AOT_CH_NWHY] = {
+    NULL, "excluded_not_p2p", "excluded_wildcard", "excluded_comm", "excluded_stack",
+    "excluded_mapping", "excluded_overlap", "excluded_count", "excluded_paging",
+};
 /* Chains count on the thread calling MPI only (the probe handler sets flags, not counters). */
 #define AOT_CH_COUNT(name, n) aot_stats_add_caller(aot_ch_ctr.name, (uint64_t) (n))
 
@@ -229,6 +235,8 @@ static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
     if (created) {
         AOT_CH_COUNT(signatures, 1);
         s->why = aot_ch_on ? aot_ch_sig_setup(s, c) : AOT_CH_NOT_P2P;
+        if (aot_ch_on && s->why)
+            aot_stats_add_caller(aot_ch_excluded[s->why], 1);
         if (aot_ch_on && aot_cfg.verbose >= 2) {
             char where[256];
             aot_ch_sig_where(s, where, sizeof(where));
@@ -587,6 +595,8 @@ int aot_chains_init(char *err, size_t errlen)
 #define AOT_X(name) aot_ch_ctr.name = aot_stats_register("chains", #name);
     AOT_CH_COUNTERS(AOT_X)
 #undef AOT_X
+    for (int w = 1; w < AOT_CH_NWHY; w++)
+        aot_ch_excluded[w] = aot_stats_register("chains", aot_ch_excluded_name[w]);
     aot_ch_site_init();
     if (aot_ch_probe_init(err, errlen) != 0)
         return -1;

@@ -26,11 +26,13 @@
  * have delivered it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -317,7 +319,66 @@ int aot_ch_on_stack(intptr_t lo, intptr_t hi)
     return (uintptr_t) lo < aot_ch_stk_hi && (uintptr_t) hi > aot_ch_stk_lo;
 }
 
-/* /proc/self/maps, cached; re-read when an address is not found (a new mapping). */
+/*
+ * Whether a buffer lies in private writable memory.  Linux 6.11 and later answer for one address
+ * with the PROCMAP_QUERY ioctl on /proc/self/maps (0.7 us, always current); older kernels only
+ * print the whole table, which costs 0.4 ms for the 250 mappings of an MPICH process, so that
+ * text is read into a cache and read again only when an address is missing from it (a new
+ * mapping).  The question is asked once per signature, when it is created.
+ */
+
+/* The kernel's struct procmap_query and its ioctl (uapi linux/fs.h, Linux 6.11), declared here
+ * because Debian 12's headers predate it. */
+struct aot_ch_procmap_query {
+    uint64_t size, query_flags, query_addr;
+    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+    uint64_t vma_name_addr, build_id_addr;
+};
+#define AOT_CH_PROCMAP_QUERY _IOWR('f', 17, struct aot_ch_procmap_query)
+enum { AOT_CH_VMA_R = 0x01, AOT_CH_VMA_W = 0x02, AOT_CH_VMA_SHARED = 0x08 };
+
+static int aot_ch_pmq = -1;           /* -1: not tried yet, 0: kernel lacks it, 1: works */
+
+/* 1: every page of [lo, hi) is in rw-p mappings; 0: not; -1: the ioctl is not available. */
+static int aot_ch_pmq_check(uintptr_t lo, uintptr_t hi)
+{
+    struct aot_ch_procmap_query q;
+    uintptr_t at = lo;
+    int fd, r = 1;
+
+    if (aot_ch_pmq == 0)
+        return -1;
+    /* Opened for each question: an fd kept open could be closed or inherited by the program. */
+    fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (at < hi) {
+        memset(&q, 0, sizeof(q));
+        q.size = sizeof(q);
+        q.query_addr = at;
+        if (ioctl(fd, AOT_CH_PROCMAP_QUERY, &q) != 0) {
+            if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP) {
+                if (aot_ch_pmq < 0)
+                    aot_ch_pmq = 0;   /* the kernel does not know the ioctl */
+                r = aot_ch_pmq ? 0 : -1;
+            } else {
+                r = 0;                /* ENOENT: not mapped */
+            }
+            break;
+        }
+        aot_ch_pmq = 1;
+        if ((q.vma_flags & (AOT_CH_VMA_R | AOT_CH_VMA_W)) != (AOT_CH_VMA_R | AOT_CH_VMA_W) ||
+            (q.vma_flags & AOT_CH_VMA_SHARED) || q.vma_end <= at) {
+            r = 0;
+            break;
+        }
+        at = (uintptr_t) q.vma_end;
+    }
+    close(fd);
+    return r;
+}
+
 struct aot_ch_map {
     uintptr_t lo, hi;
     int ok;                           /* rw-p */
@@ -328,7 +389,7 @@ static int aot_ch_nmaps, aot_ch_capmaps;
 static void aot_ch_maps_read(void)
 {
     char line[512];
-    FILE *f = fopen("/proc/self/maps", "r");
+    FILE *f = fopen("/proc/self/maps", "re");
 
     aot_ch_nmaps = 0;
     if (!f)
@@ -380,6 +441,9 @@ int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi)
         return 1;
     plo = (uintptr_t) lo & ~(aot_ch_page - 1);
     phi = ((uintptr_t) hi + aot_ch_page - 1) & ~(aot_ch_page - 1);
+    r = aot_ch_pmq_check(plo, phi);
+    if (r >= 0)
+        return r;
     r = aot_ch_maps_check(plo, phi);
     if (r < 0) {
         aot_ch_maps_read();
