@@ -12,6 +12,7 @@
  *
  * Exit status: 0 when every check passed, 1 when one failed, 2 for a bad command line.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,15 @@ struct sor_options {
     int verify;                 /* -1: on when n <= 256 */
     int have_expected;
     uint64_t expected;
+    const char *times;          /* -t FILE: rank 0's time of every iteration */
 };
 
 static void sor_usage(void)
 {
     if (ex_rank != 0)
         return;
-    printf("usage: sor [-n N] [-i ITERS] [-m MODE] [-p PxQ] [-w OMEGA] [-V] [-c HEX] [-h]\n"
+    printf("usage: sor [-n N] [-i ITERS] [-m MODE] [-p PxQ] [-w OMEGA] [-V] [-c HEX] [-t FILE]\n"
+           "           [-h]\n"
            "Red-Black SOR for the 2D Poisson equation on an N x N grid, P x Q processes.\n"
            "  -n N      interior grid size (default 256)\n"
            "  -i ITERS  iterations, each a red and a black phase (default 100)\n"
@@ -51,6 +54,8 @@ static void sor_usage(void)
            "  -V        also run the SOR serially on rank 0 and compare bit for bit\n"
            "            (default: on when N <= 256)\n"
            "  -c HEX    fail unless the checksum equals HEX\n"
+           "  -t FILE   write rank 0's wall time of every iteration to FILE, in microseconds,\n"
+           "            one line each (start-up costs show in the first lines)\n"
            "  -h        show this help\n"
            "Fails when the residual is not finite or not below the initial one.\n");
 }
@@ -76,6 +81,26 @@ bad:
     return EX_USAGE;
 }
 
+/* -t FILE: one line per iteration, its wall time in microseconds. */
+static int sor_write_times(const char *path, const double *stamps, int iters)
+{
+    FILE *f = fopen(path, "w");
+    int bad;
+
+    if (f == NULL) {
+        fprintf(stderr, "sor: -t %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    for (int it = 0; it < iters; it++)
+        fprintf(f, "%.2f\n", (stamps[it + 1] - stamps[it]) * 1e6);
+    bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "sor: -t %s: write error\n", path);
+        return -1;
+    }
+    return 0;
+}
+
 /* EX_RUN to go on, otherwise the exit status. */
 static int sor_parse(int argc, char **argv, struct sor_options *o)
 {
@@ -85,7 +110,7 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
         .n = 256, .iters = 100, .mode = &sor_modes[0], .omega = 1.25, .verify = -1,
     };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":n:i:m:p:w:Vc:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:m:p:w:Vc:t:h")) != -1) {
         int rc = 0;
 
         switch (c) {
@@ -116,6 +141,9 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
         case 'c':
             rc = ex_parse_hex64(c, optarg, &o->expected);
             o->have_expected = 1;
+            break;
+        case 't':
+            o->times = optarg;
             break;
         case 'h':
             sor_usage();
@@ -249,7 +277,7 @@ int main(int argc, char **argv)
     struct sor_grid g, all = { 0 };
     struct sor_halo h;
     int rank, size, dims[2], periods[2] = { 0, 0 }, coords[2], r0, c0, nr, nc, status;
-    double initial_residual = 0.0, t, tmax;
+    double initial_residual = 0.0, t, tmax, *stamps = NULL;
     MPI_Comm cart;
 
     MPI_Init(&argc, &argv);
@@ -301,11 +329,25 @@ int main(int argc, char **argv)
 
     MPI_Barrier(cart);
     t = MPI_Wtime();
+    if (o.times != NULL && rank == 0) {
+        stamps = malloc(((size_t) o.iters + 1) * sizeof(double));
+        if (stamps == NULL) {
+            fprintf(stderr, "sor: out of memory for -t\n");
+            MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
+        }
+    }
     for (int it = 0; it < o.iters; it++) {
+        if (stamps != NULL)
+            stamps[it] = MPI_Wtime();
         o.mode->phase(&g, &h, SOR_RED);
         o.mode->phase(&g, &h, SOR_BLACK);
     }
+    if (stamps != NULL)
+        stamps[o.iters] = MPI_Wtime();
     t = MPI_Wtime() - t;
+    if (stamps != NULL && sor_write_times(o.times, stamps, o.iters) != 0)
+        MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
+    free(stamps);
     MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
 
     if (rank == 0) {
