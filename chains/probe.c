@@ -358,10 +358,9 @@ static int aot_ch_pmq_check(uintptr_t lo, uintptr_t hi)
         q.size = sizeof(q);
         q.query_addr = at;
         if (ioctl(fd, AOT_CH_PROCMAP_QUERY, &q) != 0) {
-            if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP) {
-                if (aot_ch_pmq < 0)
-                    aot_ch_pmq = 0;   /* the kernel does not know the ioctl */
-                r = aot_ch_pmq ? 0 : -1;
+            if (aot_ch_pmq < 0 && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP)) {
+                aot_ch_pmq = 0;       /* the kernel does not know the ioctl */
+                r = -1;
             } else {
                 r = 0;                /* ENOENT: not mapped */
             }
