@@ -75,7 +75,6 @@ static int aot_ch_retire_after;
 
 #define AOT_CH_MAX_REQS (2 * AOT_CH_MAX_MEMBERS + 2)
 static MPI_Request aot_ch_reqs[AOT_CH_MAX_REQS];
-static MPI_Status aot_ch_sts[AOT_CH_MAX_REQS];   /* (GCC warns about MPI_STATUSES_IGNORE) */
 static int aot_ch_nreqs;
 
 const struct aot_ch_learner *aot_ch_learner_get(void);
@@ -211,7 +210,6 @@ static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
     struct aot_ch_sig *s;
 
     memset(&k, 0, sizeof(k));
-    k.site = aot_ch_site(1, aot_cfg.site_depth, frames, &nframes, &file, &line);
     k.fn = c->fn;
     k.comm = c->comm;
     if (c->has_s) {
@@ -229,6 +227,10 @@ static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
         k.rbuf = c->rbuf;
         k.status_ignore = c->status == MPI_STATUS_IGNORE;
     }
+    s = aot_ch_sig_quick(&k);
+    if (s)
+        return s;
+    k.site = aot_ch_site(1, aot_cfg.site_depth, frames, &nframes, &file, &line);
     s = aot_ch_sig_get(&k, frames, nframes, file, line, &created);
     if (!s)
         return NULL;
@@ -254,7 +256,7 @@ static void aot_ch_complete_all(void)
     if (!aot_ch_nreqs)
         return;
     aot_trace(AOT_TR_WAIT, -1, (uint64_t) aot_ch_nreqs, 1, "chain");
-    PMPI_Waitall(aot_ch_nreqs, aot_ch_reqs, aot_ch_sts);
+    aot_waitall_ignore(aot_ch_nreqs, aot_ch_reqs);
     aot_ch_nreqs = 0;
 }
 
@@ -482,6 +484,15 @@ static void aot_ch_report_missed(void)
 
 /* ---------------------------------------------------------------- the call path */
 
+/* A call that cannot be a member ends the phase being learned and breaks an active chain;
+ * with neither (most calls of a program in chain mode) there is nothing to tell the learner. */
+static inline int aot_ch_boundary(void)
+{
+    if (!aot_ch_L.active && !aot_ch_L.nphase && !aot_ch_L.overflow)
+        return 0;
+    return aot_ch_learn_boundary(&aot_ch_L);
+}
+
 void aot_chains_enter(int fn)
 {
     if (aot_ch_probe_on)
@@ -496,9 +507,8 @@ void aot_chains_enter(int fn)
     }
     if (aot_ch_member_fn(fn))
         return;                       /* the route decides, with the signature */
-    if (aot_ch_learn_boundary(&aot_ch_L) & AOT_CH_BROKE)
-        aot_ch_complete_all();
-    aot_ch_complete_all();
+    aot_ch_boundary();
+    aot_ch_complete_all();            /* also after a break */
 }
 
 void aot_chains_leave(int fn)
@@ -520,7 +530,7 @@ static int aot_ch_route(const struct aot_ch_call *c)
     if (!aot_ch_on)
         return AOT_CHAINS_DECLINED;
     if (!s || s->why || s->retired) {
-        if (aot_ch_learn_boundary(&aot_ch_L) & AOT_CH_BROKE)
+        if (aot_ch_boundary() & AOT_CH_BROKE)
             aot_ch_complete_all();
         return AOT_CHAINS_DECLINED;
     }

@@ -80,6 +80,10 @@ struct aot_ch_sig {
     UT_hash_handle hh;
 };
 
+/* The signature of a call in a loop without a table lookup: the one that followed the previous
+ * call last time, when k (its site left 0) matches it and its site needs no unwinding; this
+ * fills in k->site.  NULL: compute the site and use aot_ch_sig_get. */
+struct aot_ch_sig *aot_ch_sig_quick(struct aot_ch_key *k);
 /* The call site of the current call: fills frames (at most depth, outside autoopt and MPICH's
  * Fortran shim), file/line under compile-time injection; returns its hash.  routed: the
  * generated wrapper set aot_tls.caller for this call. */

@@ -115,10 +115,12 @@ static int aot_ch_unwind(const void **out, int max, int drop)
     return k;
 }
 
+#define AOT_CH_SITE_SEED 0x51ed270b27ull
+
 uint64_t aot_ch_site(int routed, int depth, const void **frames, int *nframes,
                      const char **file, int *line)
 {
-    uint64_t h = 0x51ed270b27ull;
+    uint64_t h = AOT_CH_SITE_SEED;
 
     *file = NULL;
     *line = 0;
@@ -160,6 +162,23 @@ uint32_t aot_ch_key_hash(const struct aot_ch_key *k)
     h = aot_ch_mix(h, ((uint64_t) (uint32_t) k->rcount << 32) | (uint32_t) k->rdt);
     h = aot_ch_mix(h, (uint64_t) (uintptr_t) k->rbuf ^ (uint64_t) k->status_ignore);
     return (uint32_t) (h ^ (h >> 32));
+}
+
+/* The fast path of a loop: the site is the wrapper's return address (depth 1, no injection,
+ * called from the program), hashed as aot_ch_site would, and the call is the one that followed
+ * the previous call last time. */
+struct aot_ch_sig *aot_ch_sig_quick(struct aot_ch_key *k)
+{
+    const void *pc = aot_tls.caller;
+    struct aot_ch_sig *s = aot_ch_prev ? aot_ch_prev->next : NULL;
+
+    if (!s || !pc || aot_tls.site_file || aot_cfg.site_depth != 1 || aot_ch_skipped(pc))
+        return NULL;
+    k->site = aot_ch_mix(AOT_CH_SITE_SEED, (uint64_t) (uintptr_t) pc);
+    if (memcmp(&s->key, k, sizeof(*k)) != 0)
+        return NULL;
+    aot_ch_prev = s;
+    return s;
 }
 
 struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *const *frames,

@@ -215,11 +215,7 @@ int aot_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatype d
 
 int aot_coll_waitall(int n, MPI_Request *req)
 {
-    /* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *) 1; hide the constant so that GCC's
-     * -Wstringop-overflow does not take it for a zero-sized array. */
-    MPI_Status *ignore = MPI_STATUSES_IGNORE;
-    __asm__("" : "+r"(ignore));
-    return PMPI_Waitall(n, req, ignore);
+    return aot_waitall_ignore(n, req);
 }
 
 int aot_coll_sync_step(MPI_Comm comm, enum aot_coll_sync mode, long n, int step, int sendto,
