@@ -121,7 +121,43 @@ uint64_t aot_ch_probe_syscalls(void)
     return aot_ch_nmprotect;
 }
 
-void aot_ch_probe_lift(void)
+/*
+ * The probe state (aot_ch_armed, aot_ch_narmed, aot_ch_probe_on and the protections they
+ * describe) changes under one lock.  The main thread arms and lifts; another thread lifts when
+ * a wrapped libc call of its own runs while probes are armed (aot_ch_probe_release: UCX's
+ * progress thread reads its eventfd).  Without the lock such a lift could run between the main
+ * thread's arming of the table and its mprotect calls and leave pages closed that no table
+ * describes; and a main-thread fault during another thread's lift (aot_ch_probe_on already 0,
+ * the pages not yet open) ran out of retries.  Either way the program's next access was a crash
+ * (p2p.np1 under load, 1 run in 100; tests/mpi/chains/thread_release.c, every run).  The fault
+ * handler therefore waits for the lock before it retries an access to a probed page.
+ * The lock word holds the owner's thread id, so that the main thread, which never faults on a
+ * probe inside the lock (the locked code touches only this file's data), can also take it in
+ * its fault handler; a nested attempt by the owner (a wrapped call from inside, which the code
+ * does not make) is refused instead of deadlocking.
+ */
+static volatile pid_t aot_ch_lock_owner;
+
+static int aot_ch_lock(void)
+{
+    pid_t me = (pid_t) syscall(SYS_gettid), free_word = 0;
+    if (__atomic_load_n(&aot_ch_lock_owner, __ATOMIC_RELAXED) == me)
+        return 0;
+    while (!__atomic_compare_exchange_n(&aot_ch_lock_owner, &free_word, me, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        free_word = 0;
+        __builtin_ia32_pause();
+    }
+    return 1;
+}
+
+static void aot_ch_unlock(int taken)
+{
+    if (taken)
+        __atomic_store_n(&aot_ch_lock_owner, 0, __ATOMIC_RELEASE);
+}
+
+static void aot_ch_lift_locked(void)
 {
     int n = aot_ch_narmed;
     if (!aot_ch_probe_on)
@@ -136,6 +172,16 @@ void aot_ch_probe_lift(void)
         aot_ch_mprotect(lo, hi, PROT_READ | PROT_WRITE);
     }
     aot_ch_narmed = 0;
+}
+
+void aot_ch_probe_lift(void)
+{
+    int taken;
+    if (!aot_ch_probe_on)
+        return;
+    taken = aot_ch_lock();
+    aot_ch_lift_locked();
+    aot_ch_unlock(taken);
 }
 
 /* Installed as aot_probes_release: a libc call is about to hand probed memory to the kernel or
@@ -208,12 +254,14 @@ static int aot_ch_want_build(void)
  * equal protection. */
 void aot_ch_probe_arm(void)
 {
-    int nw;
+    int nw, taken;
 
     if (!aot_ch_nruns || !aot_ch_installed)
         return;
     aot_ch_probe_lift();
-    nw = aot_ch_want_build();
+    nw = aot_ch_want_build();         /* (qsort may allocate: outside the lock) */
+    taken = aot_ch_lock();
+    aot_ch_lift_locked();             /* another thread cannot arm, but stay exact */
     for (int j = 0; j < nw; j++)
         aot_ch_history[aot_ch_history_next++ % AOT_CH_HISTORY] = aot_ch_want[j];
     aot_ch_arm_gen++;
@@ -224,10 +272,11 @@ void aot_ch_probe_arm(void)
     for (int j = 0; j < nw; j++) {
         aot_ch_isolate(aot_ch_want[j].lo, aot_ch_want[j].hi);
         if (aot_ch_mprotect(aot_ch_want[j].lo, aot_ch_want[j].hi, aot_ch_want[j].prot) != 0) {
-            aot_ch_probe_lift();      /* not observable: treat as no probe at all */
-            return;
+            aot_ch_lift_locked();     /* not observable: treat as no probe at all */
+            break;
         }
     }
+    aot_ch_unlock(taken);
 }
 
 static int aot_ch_was_probed(uintptr_t addr)
@@ -297,6 +346,9 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
         return;
     }
     if (si->si_code == SEGV_ACCERR && aot_ch_was_probed(addr)) {
+        /* another thread may be lifting right now (it clears aot_ch_probe_on before its
+         * mprotect calls): wait until it is done, then retry */
+        aot_ch_unlock(aot_ch_lock());
         if (aot_ch_retry_addr != addr || aot_ch_retry_gen != aot_ch_arm_gen) {
             aot_ch_retry_addr = addr;
             aot_ch_retry_gen = aot_ch_arm_gen;
