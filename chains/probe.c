@@ -258,10 +258,9 @@ void aot_ch_probe_arm(void)
 
     if (!aot_ch_nruns || !aot_ch_installed)
         return;
-    aot_ch_probe_lift();
     nw = aot_ch_want_build();         /* (qsort may allocate: outside the lock) */
     taken = aot_ch_lock();
-    aot_ch_lift_locked();             /* another thread cannot arm, but stay exact */
+    aot_ch_lift_locked();             /* what is still set (callers reset first) */
     for (int j = 0; j < nw; j++)
         aot_ch_history[aot_ch_history_next++ % AOT_CH_HISTORY] = aot_ch_want[j];
     aot_ch_arm_gen++;

@@ -117,6 +117,14 @@ static int aot_ch_unwind(const void **out, int max, int drop)
 
 #define AOT_CH_SITE_SEED 0x51ed270b27ull
 
+/* The call site that needs no unwinding: at depth 1 without injection, the return address the
+ * generated wrapper saved, unless that lies in autoopt or MPICH's Fortran shim.  NULL: unwind. */
+static inline const void *aot_ch_direct_caller(int depth)
+{
+    const void *pc = aot_tls.caller;
+    return !aot_tls.site_file && depth == 1 && pc && !aot_ch_skipped(pc) ? pc : NULL;
+}
+
 uint64_t aot_ch_site(int routed, int depth, const void **frames, int *nframes,
                      const char **file, int *line)
 {
@@ -133,7 +141,7 @@ uint64_t aot_ch_site(int routed, int depth, const void **frames, int *nframes,
         h = aot_ch_mix(aot_ch_mix(h, (uint64_t) (uintptr_t) *file), (uint64_t) *line);
         if (depth > 1)
             *nframes = aot_ch_unwind(frames, depth - 1, 1);
-    } else if (routed && depth == 1 && aot_tls.caller && !aot_ch_skipped(aot_tls.caller)) {
+    } else if (routed && aot_ch_direct_caller(depth)) {
         frames[0] = aot_tls.caller;
         *nframes = 1;
     } else {
@@ -164,15 +172,15 @@ uint32_t aot_ch_key_hash(const struct aot_ch_key *k)
     return (uint32_t) (h ^ (h >> 32));
 }
 
-/* The fast path of a loop: the site is the wrapper's return address (depth 1, no injection,
- * called from the program), hashed as aot_ch_site would, and the call is the one that followed
- * the previous call last time. */
+/* The fast path of a loop: the site is the wrapper's return address (aot_ch_direct_caller),
+ * hashed as aot_ch_site hashes its one frame, and the call is the one that followed the
+ * previous call last time. */
 struct aot_ch_sig *aot_ch_sig_quick(struct aot_ch_key *k)
 {
-    const void *pc = aot_tls.caller;
+    const void *pc = aot_ch_direct_caller(aot_cfg.site_depth);
     struct aot_ch_sig *s = aot_ch_prev ? aot_ch_prev->next : NULL;
 
-    if (!s || !pc || aot_tls.site_file || aot_cfg.site_depth != 1 || aot_ch_skipped(pc))
+    if (!s || !pc)
         return NULL;
     k->site = aot_ch_mix(AOT_CH_SITE_SEED, (uint64_t) (uintptr_t) pc);
     if (memcmp(&s->key, k, sizeof(*k)) != 0)
