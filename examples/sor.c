@@ -10,6 +10,13 @@
  * so it is the same for every mode, process grid and process count, and avg_iter_us is the
  * slowest rank's wall time per iteration (red phase + black phase, with their exchanges).
  *
+ * With several modes (-m sendrecv,isend@pmpi) the modes take turns of -b iterations on the
+ * same grid, each mode ITERS iterations in all, and a line per mode follows the result line:
+ *   sor: turn mode=isend@pmpi iters=100 avg_iter_us=120.1
+ * Every turn starts after a PMPI_Barrier and is timed alone; its slowest rank's time counts.
+ * The comparison is then made on the same ranks, cores and moment, which separate runs of
+ * 4 ranks on 2 cores cannot give (their averages move 15-30 % from run to run).
+ *
  * Exit status: 0 when every check passed, 1 when one failed, 2 for a bad command line.
  */
 #include <errno.h>
@@ -24,10 +31,20 @@
 #include "common.h"
 #include "sor.h"
 
+enum { SOR_MAX_MODES = 8 };
+
+/* A mode of -m: an exchange variant, through MPI_* or (suffix @pmpi) through PMPI_*. */
+struct sor_pick {
+    const struct sor_mode *mode;
+    const char *via;            /* "" or "@pmpi" */
+};
+
 struct sor_options {
     int n, iters;
     int P, Q;                   /* 0 x 0: let MPI_Dims_create choose */
-    const struct sor_mode *mode;
+    struct sor_pick modes[SOR_MAX_MODES];
+    int nmodes;
+    int turn;                   /* -b: iterations per turn when several modes alternate */
     double omega;
     int verify;                 /* -1: on when n <= 256 */
     int have_expected;
@@ -39,15 +56,20 @@ static void sor_usage(void)
 {
     if (ex_rank != 0)
         return;
-    printf("usage: sor [-n N] [-i ITERS] [-m MODE] [-p PxQ] [-w OMEGA] [-V] [-c HEX] [-t FILE]\n"
-           "           [-h]\n"
+    printf("usage: sor [-n N] [-i ITERS] [-m MODE[,MODE...]] [-b TURN] [-p PxQ] [-w OMEGA] [-V]\n"
+           "           [-c HEX] [-t FILE] [-h]\n"
            "Red-Black SOR for the 2D Poisson equation on an N x N grid, P x Q processes.\n"
            "  -n N      interior grid size (default 256)\n"
-           "  -i ITERS  iterations, each a red and a black phase (default 100)\n"
+           "  -i ITERS  iterations of each mode, each a red and a black phase (default 100)\n"
            "  -m MODE   border exchange (default sendrecv):\n");
     for (const struct sor_mode *m = sor_modes; m->name != NULL; m++)
         printf("              %-9s %s\n", m->name, m->summary);
-    printf("  -p PxQ    process grid, P rows by Q columns, P*Q = number of processes\n"
+    printf("            MODE@pmpi makes the same calls through PMPI_*, which tools that\n"
+           "            intercept MPI_* (autoopt) do not see.  Several modes, comma-separated\n"
+           "            (at most %d), take turns on the same grid and get a time each\n",
+           SOR_MAX_MODES);
+    printf("  -b TURN   iterations per turn with several modes (default 50)\n"
+           "  -p PxQ    process grid, P rows by Q columns, P*Q = number of processes\n"
            "            (default: MPI_Dims_create)\n"
            "  -w OMEGA  relaxation factor in (0, 2) (default 1.25; near the optimum\n"
            "            2/(1+sin(pi/(N+1))) the residual first rises, so few iterations fail)\n"
@@ -55,7 +77,9 @@ static void sor_usage(void)
            "            (default: on when N <= 256)\n"
            "  -c HEX    fail unless the checksum equals HEX\n"
            "  -t FILE   write rank 0's wall time of every iteration to FILE, in microseconds,\n"
-           "            one line each (start-up costs show in the first lines)\n"
+           "            one line each (start-up costs show in the first lines); with several\n"
+           "            modes, a line per turn: the mode and its slowest rank's time per\n"
+           "            iteration in that turn\n"
            "  -h        show this help\n"
            "Fails when the residual is not finite or not below the initial one.\n");
 }
@@ -81,8 +105,47 @@ bad:
     return EX_USAGE;
 }
 
-/* -t FILE: one line per iteration, its wall time in microseconds. */
-static int sor_write_times(const char *path, const double *stamps, int iters)
+/* -m LIST: modes separated by commas, each MODE or MODE@pmpi. */
+static int sor_parse_modes(const char *arg, struct sor_options *o)
+{
+    const char *p = arg;
+
+    o->nmodes = 0;
+    for (;;) {
+        size_t len = strcspn(p, ","), base = len;
+        const struct sor_mode *table = sor_modes, *m;
+        const char *via = "";
+
+        if (len > 5 && strncmp(p + len - 5, "@pmpi", 5) == 0) {
+            base = len - 5;
+            table = sor_modes_pmpi;
+            via = "@pmpi";
+        }
+        for (m = table; m->name != NULL; m++)
+            if (strlen(m->name) == base && strncmp(m->name, p, base) == 0)
+                break;
+        if (m->name == NULL) {
+            ex_error("option -m: unknown mode '%.*s' (sendrecv, isend or overlap, each "
+                     "optionally with @pmpi)", (int) len, p);
+            return EX_USAGE;
+        }
+        if (o->nmodes == SOR_MAX_MODES) {
+            ex_error("option -m: more than %d modes in '%s'", SOR_MAX_MODES, arg);
+            return EX_USAGE;
+        }
+        o->modes[o->nmodes++] = (struct sor_pick) { m, via };
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+/*
+ * -t FILE.  One mode: one line per iteration, its wall time in microseconds (stamps).  Several:
+ * one line per turn, "MODE US", the slowest rank's time per iteration in it (turns, in order).
+ */
+static int sor_write_times(const char *path, const struct sor_options *o, const double *stamps,
+                           const double *turns)
 {
     FILE *f = fopen(path, "w");
     int bad;
@@ -91,8 +154,15 @@ static int sor_write_times(const char *path, const double *stamps, int iters)
         fprintf(stderr, "sor: -t %s: %s\n", path, strerror(errno));
         return -1;
     }
-    for (int it = 0; it < iters; it++)
+    for (int it = 0; o->nmodes == 1 && it < o->iters; it++)
         fprintf(f, "%.2f\n", (stamps[it + 1] - stamps[it]) * 1e6);
+    for (int done = 0, i = 0; o->nmodes > 1 && done < o->iters; done += o->turn) {
+        int n_it = o->iters - done < o->turn ? o->iters - done : o->turn;
+
+        for (int k = 0; k < o->nmodes; k++, i++)
+            fprintf(f, "%s%s %.2f\n", o->modes[k].mode->name, o->modes[k].via,
+                    turns[i] / n_it * 1e6);
+    }
     bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         fprintf(stderr, "sor: -t %s: write error\n", path);
@@ -107,10 +177,11 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
     int c;
 
     *o = (struct sor_options) {
-        .n = 256, .iters = 100, .mode = &sor_modes[0], .omega = 1.25, .verify = -1,
+        .n = 256, .iters = 100, .modes = { { &sor_modes[0], "" } }, .nmodes = 1, .turn = 50,
+        .omega = 1.25, .verify = -1,
     };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":n:i:m:p:w:Vc:t:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:m:b:p:w:Vc:t:h")) != -1) {
         int rc = 0;
 
         switch (c) {
@@ -121,13 +192,10 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
             rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->iters);
             break;
         case 'm':
-            for (o->mode = sor_modes; o->mode->name != NULL; o->mode++)
-                if (strcmp(o->mode->name, optarg) == 0)
-                    break;
-            if (o->mode->name == NULL) {
-                ex_error("option -m: unknown mode '%s' (sendrecv, isend or overlap)", optarg);
-                rc = EX_USAGE;
-            }
+            rc = sor_parse_modes(optarg, o);
+            break;
+        case 'b':
+            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->turn);
             break;
         case 'p':
             rc = sor_parse_grid(optarg, &o->P, &o->Q);
@@ -156,6 +224,10 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
     }
     if (o->verify < 0)
         o->verify = o->n <= 256;
+    if ((long long) o->iters * o->nmodes > INT_MAX) {
+        ex_error("option -i: %d iterations of %d modes are too many", o->iters, o->nmodes);
+        return EX_USAGE;
+    }
     return ex_no_operands(argc, argv, optind);
 }
 
@@ -237,17 +309,26 @@ static uint64_t sor_serial_checksum(int n, int iters, double omega)
     return hash;
 }
 
-/* Rank 0: checks the gathered result and prints the result line; returns the exit status. */
+/* Rank 0: checks the gathered result and prints the result lines; returns the exit status.
+ * spent[k] is the slowest rank's time in mode k, in seconds. */
 static int sor_report(const struct sor_options *o, const int dims[2], struct sor_grid *all,
-                      double initial_residual, double avg_iter_us)
+                      double initial_residual, const double *spent)
 {
     double residual = sor_residual(all);
     uint64_t hash = sor_checksum(all);
     int status = EX_OK;
 
-    printf("sor: n=%d grid=%dx%d mode=%s iters=%d avg_iter_us=%.1f residual=%.6e "
-           "checksum=0x%016" PRIx64 "\n", o->n, dims[0], dims[1], o->mode->name, o->iters,
-           avg_iter_us, residual, hash);
+    printf("sor: n=%d grid=%dx%d mode=", o->n, dims[0], dims[1]);
+    for (int k = 0; k < o->nmodes; k++)
+        printf("%s%s%s", k > 0 ? "," : "", o->modes[k].mode->name, o->modes[k].via);
+    if (o->nmodes == 1)
+        printf(" iters=%d avg_iter_us=%.1f", o->iters, spent[0] / o->iters * 1e6);
+    else
+        printf(" turn=%d iters=%d", o->turn, o->iters);
+    printf(" residual=%.6e checksum=0x%016" PRIx64 "\n", residual, hash);
+    for (int k = 0; o->nmodes > 1 && k < o->nmodes; k++)
+        printf("sor: turn mode=%s%s iters=%d avg_iter_us=%.1f\n", o->modes[k].mode->name,
+               o->modes[k].via, o->iters, spent[k] / o->iters * 1e6);
     fflush(stdout);
     if (!isfinite(residual) || !(residual < initial_residual)) {
         fprintf(stderr, "sor: FAILED: residual %.6e is not below the initial %.6e\n",
@@ -255,7 +336,7 @@ static int sor_report(const struct sor_options *o, const int dims[2], struct sor
         status = EX_FAILED;
     }
     if (o->verify) {
-        uint64_t ref = sor_serial_checksum(o->n, o->iters, o->omega);
+        uint64_t ref = sor_serial_checksum(o->n, o->iters * o->nmodes, o->omega);
 
         if (ref != hash) {
             fprintf(stderr, "sor: FAILED: checksum 0x%016" PRIx64 " differs from the serial "
@@ -277,7 +358,9 @@ int main(int argc, char **argv)
     struct sor_grid g, all = { 0 };
     struct sor_halo h;
     int rank, size, dims[2], periods[2] = { 0, 0 }, coords[2], r0, c0, nr, nc, status;
-    double initial_residual = 0.0, t, tmax, *stamps = NULL;
+    double initial_residual = 0.0, *stamps = NULL, *turns, *slowest = NULL;
+    double spent[SOR_MAX_MODES] = { 0 };
+    int nturns;
     MPI_Comm cart;
 
     MPI_Init(&argc, &argv);
@@ -327,28 +410,57 @@ int main(int argc, char **argv)
     /* The halos start with the values the neighbours start with: no first exchange needed. */
     sor_grid_init(&g);
 
-    MPI_Barrier(cart);
-    t = MPI_Wtime();
-    if (o.times != NULL && rank == 0) {
+    if (o.times != NULL && rank == 0 && o.nmodes == 1) {
         stamps = malloc(((size_t) o.iters + 1) * sizeof(double));
         if (stamps == NULL) {
             fprintf(stderr, "sor: out of memory for -t\n");
             MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
         }
     }
-    for (int it = 0; it < o.iters; it++) {
-        if (stamps != NULL)
-            stamps[it] = MPI_Wtime();
-        o.mode->phase(&g, &h, SOR_RED);
-        o.mode->phase(&g, &h, SOR_BLACK);
+    if (o.nmodes == 1)
+        o.turn = o.iters;
+    nturns = (o.iters + o.turn - 1) / o.turn;
+    turns = malloc((size_t) nturns * o.nmodes * sizeof *turns);
+    if (rank == 0)
+        slowest = malloc((size_t) nturns * o.nmodes * sizeof *slowest);
+    if (turns == NULL || (rank == 0 && slowest == NULL)) {
+        fprintf(stderr, "sor: rank %d: out of memory for the turn times\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
+    }
+    MPI_Barrier(cart);
+    /* One mode: a single turn of every iteration.  Several: turns of o.turn iterations, each
+     * mode in -m order; the barrier (invisible to a tool, being PMPI) lets every turn start
+     * together, so no mode is charged for the previous one's stragglers. */
+    for (int done = 0, turn = 0; done < o.iters; done += o.turn, turn++) {
+        int n_it = o.iters - done < o.turn ? o.iters - done : o.turn;
+
+        for (int k = 0; k < o.nmodes; k++) {
+            sor_phase_fn phase = o.modes[k].mode->phase;
+            double t0;
+
+            if (o.nmodes > 1)
+                PMPI_Barrier(cart);
+            t0 = MPI_Wtime();
+            for (int it = done; it < done + n_it; it++) {
+                if (stamps != NULL)
+                    stamps[it] = MPI_Wtime();
+                phase(&g, &h, SOR_RED);
+                phase(&g, &h, SOR_BLACK);
+            }
+            turns[turn * o.nmodes + k] = MPI_Wtime() - t0;
+        }
     }
     if (stamps != NULL)
         stamps[o.iters] = MPI_Wtime();
-    t = MPI_Wtime() - t;
-    if (stamps != NULL && sor_write_times(o.times, stamps, o.iters) != 0)
+    /* A turn lasts until its slowest rank is done. */
+    MPI_Reduce(turns, slowest, nturns * o.nmodes, MPI_DOUBLE, MPI_MAX, 0, cart);
+    if (o.times != NULL && rank == 0 && sor_write_times(o.times, &o, stamps, slowest) != 0)
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     free(stamps);
-    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
+    for (int i = 0; rank == 0 && i < nturns * o.nmodes; i++)
+        spent[i % o.nmodes] += slowest[i];
+    free(turns);
+    free(slowest);
 
     if (rank == 0) {
         if (sor_grid_alloc(&all, o.n, o.n, o.n, 0, 0, o.omega) != 0) {
@@ -360,7 +472,7 @@ int main(int argc, char **argv)
     }
     sor_gather(&g, cart, dims, &all);
     if (rank == 0)
-        status = sor_report(&o, dims, &all, initial_residual, tmax / o.iters * 1e6);
+        status = sor_report(&o, dims, &all, initial_residual, spent);
     MPI_Bcast(&status, 1, MPI_INT, 0, cart);
 
     sor_grid_free(&all);

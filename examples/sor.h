@@ -53,8 +53,10 @@ struct sor_mode {
     sor_phase_fn phase;
 };
 
-/* The exchange variants, in sor_exchange.c; the table ends with a NULL name. */
+/* The exchange variants, in sor_exchange.c; the table ends with a NULL name.  sor_modes_pmpi
+ * holds the same variants calling PMPI_* (sor_exchange_pmpi.c). */
 extern const struct sor_mode sor_modes[];
+extern const struct sor_mode sor_modes_pmpi[];
 
 /* sor_kernel.c: the numerics shared by the parallel run and the serial check. */
 int sor_grid_alloc(struct sor_grid *g, int n, int rows, int cols, int row0, int col0,
