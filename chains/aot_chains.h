@@ -42,4 +42,15 @@ int aot_chains_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest
                         void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
                         MPI_Comm comm, MPI_Status *status);
 
+/* The fast path (intercept/wrappers.spec, "fast"): the expected next member of a running chain,
+ * called by its wrapper before any hook while aot_fast_armed is set.  AOT_FAST_DECLINED (the
+ * same value as AOT_CHAINS_DECLINED), having changed nothing, for every other call. */
+int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                         MPI_Comm comm);
+int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status);
+int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                             void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                             MPI_Comm comm, MPI_Status *status);
+
 #endif /* AOT_CHAINS_H_INCLUDED */

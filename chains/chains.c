@@ -47,6 +47,7 @@
     X(chain_starts) \
     X(chain_completions) \
     X(chain_breaks)       /* a different call arrived mid-chain */ \
+    X(fast_calls)         /* members taken by the wrapper's fast path (aot_ch_fast_go) */ \
     X(chains_disabled)    /* broke AUTOOPT_CHAIN_MAX_BREAKS times */ \
     X(unguarded_requests) /* requests started in chain mode */ \
     X(proc_null_sides)    /* sends and receives to MPI_PROC_NULL that chain mode left out */ \
@@ -201,6 +202,22 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
     return AOT_CH_OK;
 }
 
+/* The fast path's view of a new signature (struct aot_ch_sig, fast_pc).  A call at the same
+ * return address with the same arguments has this signature: at depth 1 without injection the
+ * site is that one frame, whether it came from the wrapper or from unwinding. */
+static void aot_ch_fast_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
+{
+    const int has = c->has_s + 2 * c->has_r;
+
+    s->fast_go = (c->has_s && c->dest != MPI_PROC_NULL) +
+                 2 * (c->has_r && c->source != MPI_PROC_NULL);
+    s->fast_null = (has & 1) + (has >> 1) - (s->fast_go & 1) - (s->fast_go >> 1);
+    s->fast_pc = NULL;
+    if (!s->why && s->nframes == 1 && !s->file && aot_cfg.site_depth == 1 &&
+        (!c->has_r || c->status == MPI_STATUS_IGNORE))
+        s->fast_pc = s->frames[0];
+}
+
 static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
 {
     struct aot_ch_key k;
@@ -237,6 +254,7 @@ static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
     if (created) {
         AOT_CH_COUNT(signatures, 1);
         s->why = aot_ch_on ? aot_ch_sig_setup(s, c) : AOT_CH_NOT_P2P;
+        aot_ch_fast_setup(s, c);
         if (aot_ch_on && s->why)
             aot_stats_add_caller(aot_ch_excluded[s->why], 1);
         if (aot_ch_on && aot_cfg.verbose >= 2) {
@@ -493,8 +511,150 @@ static inline int aot_ch_boundary(void)
     return aot_ch_learn_boundary(&aot_ch_L);
 }
 
+/* ---------------------------------------------------------------- the fast path */
+
+/*
+ * In steady state a program's member calls follow each other exactly: the next member of the
+ * running chain, or after a chain's last member the first member of the chain that followed it
+ * last time.  aot_ch_next is that call's signature, while the fast path may take it: set after
+ * each member call of a running chain, cleared by every call that takes the general path
+ * (aot_chains_enter).  The generated wrapper offers a member function's calls to
+ * aot_chains_fast_* before its hooks, which have nothing to do for such a call (see
+ * aot_ch_fast_go); a call with other arguments, or at another site, goes the general way and
+ * gets the same treatment there, only at a higher price.
+ */
+static struct aot_ch_sig *aot_ch_next;
+
+/* After member s of a running chain ran with learner answer act: the call expected next. */
+static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
+{
+    const struct aot_ch_chain *c = aot_ch_L.active;
+    struct aot_ch_sig *t = NULL;
+
+    if (aot_fast_armed) {
+        switch (act & AOT_CH_ACTION) {
+        case AOT_CH_FIRST:
+        case AOT_CH_NEXT:
+            if (c)
+                t = aot_ch_sig_by_id(c->members[aot_ch_L.pos]);
+            break;
+        case AOT_CH_LAST:
+            /* the learner answers FIRST for a call that starts a confirmed chain */
+            t = s->next;
+            if (t && !t->first_of)
+                t->first_of = aot_ch_chain_of(&aot_ch_L, t->id);
+            c = t ? t->first_of : NULL;
+            if (!c || !c->confirmed || c->disabled || c->n < 2)
+                t = NULL;
+            break;
+        default:
+            break;
+        }
+    }
+    aot_ch_next = t && t->fast_pc ? t : NULL;
+}
+
+/*
+ * Runs s, the expected call (its arguments matched), unless the hooks would have work to do:
+ * paging holds a request (AOT_ARM_PAGING), the trace records calls, a touch probe is armed or
+ * has fired, or the call comes through an injected call site.  Then AOT_CHAINS_DECLINED, with
+ * nothing changed.  Otherwise the same steps as aot_ch_route for an expected member, where
+ * aot_ch_start's checks are settled in advance: no paging request to complete, the status
+ * ignored, the sides to start known (struct aot_ch_sig, fast_go).
+ */
+static int aot_ch_fast_go(struct aot_ch_sig *s)
+{
+    const struct aot_ch_key *k = &s->key;
+    const int armed = aot_hooks_armed;
+    int act, rc = MPI_SUCCESS, rc2;
+
+    if ((armed & ~AOT_ARM_TIMING) != AOT_ARM_CHAINS || aot_ch_probe_on || aot_ch_touched ||
+        aot_tls.site_file)
+        return AOT_CHAINS_DECLINED;
+    if (armed & AOT_ARM_TIMING)                 /* AUTOOPT_STATS: timed as the hooks would */
+        aot_stats_time_enter();
+    s->calls++;
+    aot_ch_sig_follow(s);
+    /* FIRST, NEXT or LAST, as aot_ch_next promised (first_of: set by aot_ch_fast_expect) */
+    act = aot_ch_learn_call_known(&aot_ch_L, s->id, aot_ch_L.active ? NULL : s->first_of);
+    if (aot_ch_nreqs + 2 > AOT_CH_MAX_REQS)
+        aot_ch_complete_all();
+    if (s->fast_go & 2) {
+        rc = PMPI_Irecv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
+                        &aot_ch_reqs[aot_ch_nreqs]);
+        if (rc == MPI_SUCCESS)
+            aot_ch_nreqs++;
+    }
+    if (s->fast_go & 1) {
+        if (k->fn == AOT_FN_MPI_Ssend)
+            rc2 = PMPI_Issend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm,
+                              &aot_ch_reqs[aot_ch_nreqs]);
+        else
+            rc2 = PMPI_Isend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm,
+                             &aot_ch_reqs[aot_ch_nreqs]);
+        if (rc2 == MPI_SUCCESS)
+            aot_ch_nreqs++;
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
+    }
+    AOT_CH_COUNT(unguarded_requests, (s->fast_go & 1) + (s->fast_go >> 1));
+    if (s->fast_null)
+        AOT_CH_COUNT(proc_null_sides, s->fast_null);
+    AOT_CH_COUNT(fast_calls, 1);
+    aot_stats_optimized(k->fn);
+    if ((act & AOT_CH_ACTION) == AOT_CH_LAST)
+        aot_ch_complete_all();
+    aot_ch_fast_expect(act, s);
+    if (armed & AOT_ARM_TIMING)
+        aot_stats_time_leave(k->fn);
+    return rc;
+}
+
+int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                         MPI_Comm comm)
+{
+    struct aot_ch_sig *s = aot_ch_next;
+
+    if (!s || s->fast_pc != aot_tls.caller || s->key.fn != fn || s->key.sbuf != buf ||
+        s->key.scount != count || s->key.sdt != dt || s->key.dest != dest ||
+        s->key.stag != tag || s->key.comm != comm)
+        return AOT_CHAINS_DECLINED;
+    return aot_ch_fast_go(s);
+}
+
+int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+    struct aot_ch_sig *s = aot_ch_next;
+
+    if (!s || s->fast_pc != aot_tls.caller || s->key.fn != AOT_FN_MPI_Recv ||
+        s->key.rbuf != buf || s->key.rcount != count || s->key.rdt != dt ||
+        s->key.source != source || s->key.rtag != tag || s->key.comm != comm ||
+        status != MPI_STATUS_IGNORE)
+        return AOT_CHAINS_DECLINED;
+    return aot_ch_fast_go(s);
+}
+
+int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                             void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                             MPI_Comm comm, MPI_Status *status)
+{
+    struct aot_ch_sig *s = aot_ch_next;
+
+    if (!s || s->fast_pc != aot_tls.caller || s->key.fn != AOT_FN_MPI_Sendrecv ||
+        s->key.sbuf != sbuf || s->key.rbuf != rbuf || s->key.scount != scount ||
+        s->key.rcount != rcount || s->key.dest != dest || s->key.source != source ||
+        s->key.stag != stag || s->key.rtag != rtag || s->key.sdt != sdt ||
+        s->key.rdt != rdt || s->key.comm != comm || status != MPI_STATUS_IGNORE)
+        return AOT_CHAINS_DECLINED;
+    return aot_ch_fast_go(s);
+}
+
+/* ---------------------------------------------------------------- the general path */
+
 void aot_chains_enter(int fn)
 {
+    aot_ch_next = NULL;
     if (aot_ch_probe_on)
         aot_ch_probe_lift();
     if (!aot_ch_on)
@@ -537,6 +697,7 @@ static int aot_ch_route(const struct aot_ch_call *c)
     act = aot_ch_learn_call(&aot_ch_L, s->id);
     if (act & AOT_CH_BROKE)
         aot_ch_complete_all();
+    aot_ch_fast_expect(act, s);
     switch (act & AOT_CH_ACTION) {
     case AOT_CH_PLAIN:
         rc = aot_ch_blocking(c, s);
@@ -617,6 +778,8 @@ int aot_chains_init(char *err, size_t errlen)
     aot_ch_retire_after = 8 * aot_cfg.chain_confirm + 16;
     aot_ch_on = 1;
     __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+    /* verify mode runs chain members blocking and guarded; deeper sites need unwinding */
+    aot_fast_armed = !aot_cfg.chain_verify && aot_cfg.site_depth == 1;
     AOT_LOG(1, "chains on: confirm after %d repetitions, at most %d breaks, site depth %d%s",
             aot_cfg.chain_confirm, aot_cfg.chain_max_breaks, aot_cfg.site_depth,
             aot_cfg.chain_verify ? ", verify" : "");
@@ -627,6 +790,8 @@ void aot_chains_finalize(void)
 {
     if (!aot_ch_on)
         return;
+    aot_fast_armed = 0;
+    aot_ch_next = NULL;
     aot_ch_probe_lift();
     if (aot_ch_L.active)
         aot_ch_learn_boundary(&aot_ch_L);

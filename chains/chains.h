@@ -77,6 +77,12 @@ struct aot_ch_sig {
     uint64_t calls;
     uint64_t time_ns;               /* inside MPI, summed (trace only) */
     struct aot_ch_sig *next;        /* the signature that followed this one last time */
+    /* the fast path (chains.c): the call site when it is one return address and the program
+     * ignores the status, else NULL; the sides a call starts (1 send, 2 receive: those whose
+     * peer is not MPI_PROC_NULL) and the number of sides MPI_PROC_NULL leaves out */
+    const void *fast_pc;
+    int fast_go, fast_null;
+    struct aot_ch_chain *first_of;  /* the chain this is the first member of, once looked up */
     UT_hash_handle hh;
 };
 
@@ -84,6 +90,9 @@ struct aot_ch_sig {
  * call last time, when k (its site left 0) matches it and its site needs no unwinding; this
  * fills in k->site.  NULL: compute the site and use aot_ch_sig_get. */
 struct aot_ch_sig *aot_ch_sig_quick(struct aot_ch_key *k);
+/* s is the signature of the current call, found without aot_ch_sig_quick or aot_ch_sig_get:
+ * record it as they would (the previous signature's next, and the previous one). */
+void aot_ch_sig_follow(struct aot_ch_sig *s);
 /* The call site of the current call: fills frames (at most depth, outside autoopt and MPICH's
  * Fortran shim), file/line under compile-time injection; returns its hash.  routed: the
  * generated wrapper set aot_tls.caller for this call. */
@@ -160,6 +169,10 @@ int aot_ch_learn_boundary(struct aot_ch_learner *L);
  * Returns 1 when a chain is active (the touch is one chain mode would have missed). */
 int aot_ch_learn_touch(struct aot_ch_learner *L);
 struct aot_ch_chain *aot_ch_chain_of(const struct aot_ch_learner *L, uint32_t first);
+/* aot_ch_learn_call when the caller knows first_of = aot_ch_chain_of(L, sig) (NULL: look it
+ * up).  A chain, once made, stays the chain of its first member until aot_ch_learner_free. */
+int aot_ch_learn_call_known(struct aot_ch_learner *L, uint32_t sig,
+                            struct aot_ch_chain *first_of);
 
 /* ---------------------------------------------------------------- probe.c */
 

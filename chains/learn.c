@@ -137,6 +137,11 @@ static void aot_ch_break(struct aot_ch_learner *L)
 
 int aot_ch_learn_call(struct aot_ch_learner *L, uint32_t sig)
 {
+    return aot_ch_learn_call_known(L, sig, NULL);
+}
+
+int aot_ch_learn_call_known(struct aot_ch_learner *L, uint32_t sig, struct aot_ch_chain *first_of)
+{
     int broke = 0;
     struct aot_ch_chain *c;
 
@@ -154,7 +159,7 @@ int aot_ch_learn_call(struct aot_ch_learner *L, uint32_t sig)
         aot_ch_break(L);
         broke = AOT_CH_BROKE;
     }
-    c = aot_ch_chain_of(L, sig);
+    c = first_of ? first_of : aot_ch_chain_of(L, sig);
     if (c && c->confirmed && !c->disabled && c->n >= 2) {
         aot_ch_phase_end(L);
         L->active = c;

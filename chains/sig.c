@@ -189,6 +189,13 @@ struct aot_ch_sig *aot_ch_sig_quick(struct aot_ch_key *k)
     return s;
 }
 
+void aot_ch_sig_follow(struct aot_ch_sig *s)
+{
+    if (aot_ch_prev && aot_ch_prev->next != s)
+        aot_ch_prev->next = s;
+    aot_ch_prev = s;
+}
+
 struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *const *frames,
                                   int nframes, const char *file, int line, int *created)
 {

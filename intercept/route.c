@@ -89,6 +89,40 @@ int aot_route_MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int d
                           status), AOT_FN_MPI_Sendrecv);
 }
 
+/* The fast functions (wrappers.spec, "fast"): chains' expected chain members, before the
+ * hooks.  Only chains set aot_fast_armed. */
+#ifdef AOT_HAVE_CHAINS
+#define AOT_FAST(call) return (call)
+#else
+#define AOT_FAST(call) return AOT_FAST_DECLINED
+#endif
+
+int aot_fast_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm)
+{
+    AOT_FAST(aot_chains_fast_send(AOT_FN_MPI_Send, buf, count, dt, dest, tag, comm));
+}
+
+int aot_fast_MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                       MPI_Comm comm)
+{
+    AOT_FAST(aot_chains_fast_send(AOT_FN_MPI_Ssend, buf, count, dt, dest, tag, comm));
+}
+
+int aot_fast_MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status)
+{
+    AOT_FAST(aot_chains_fast_recv(buf, count, dt, source, tag, comm, status));
+}
+
+int aot_fast_MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                          void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    AOT_FAST(aot_chains_fast_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
+                                      rtag, comm, status));
+}
+
 int aot_route_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag,
                                    int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {

@@ -115,6 +115,11 @@ extern void (*aot_probes_release)(void);
 /* Nonzero while some subsystem needs to run around every progress-capable MPI call (pending
  * converted requests, statistics timing).  The wrappers test only this word on the fast path. */
 extern volatile int aot_hooks_armed;
+/* Nonzero while a subsystem may take calls of the "fast" functions (intercept/wrappers.spec)
+ * before the hooks: the wrapper then calls aot_fast_<fn>, which returns AOT_FAST_DECLINED,
+ * having changed nothing, when the call needs the general path. */
+extern int aot_fast_armed;
+#define AOT_FAST_DECLINED (-1)
 void aot_enter_slow(int fn);
 void aot_leave_slow(int fn);
 
@@ -180,6 +185,9 @@ int aot_runtime_start(int provided);
 void aot_runtime_finish(void);
 /* Statistics (src/stats.c). */
 void aot_stats_start(void);
+/* AOT_ARM_TIMING: the time of one call inside MPI, from the hooks (or a path that skips them). */
+void aot_stats_time_enter(void);
+void aot_stats_time_leave(int fn);
 void aot_stats_report(void);
 double aot_now(void);
 

@@ -37,13 +37,11 @@ int aot_world_rank = -1, aot_world_size;
 int aot_thread_level = MPI_THREAD_SINGLE;
 __thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
 volatile int aot_hooks_armed;
+int aot_fast_armed;
 int aot_calls_atomic;
 volatile int aot_probes_armed;
 void (*aot_probes_release)(void);
 aot_trace_fn aot_trace_writer;
-
-void aot_stats_time_enter(void);
-void aot_stats_time_leave(int fn);
 
 void aot_enter_slow(int fn)
 {
@@ -185,6 +183,7 @@ void aot_runtime_finish(void)
     aot_trace_finalize();       /* after paging: its last waits are in the trace */
 #endif
     aot_hooks_armed = 0;
+    aot_fast_armed = 0;
     aot_stats_report();
 #ifdef AOT_HAVE_COLLECTIVES
     if (aot_cfg.collectives)
