@@ -297,48 +297,65 @@ static int aot_ch_blocking(const struct aot_ch_call *c, const struct aot_ch_sig 
     }
 }
 
-/* Chain mode: start the call on the program's buffers, no guard.  A side whose peer is
- * MPI_PROC_NULL has no effect (MPI 4.0, 3.11): it starts no request, unless the program reads
- * the receive's status, which MPI then fills in as usual. */
-static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+/*
+ * Starts a member's requests on the program's buffers, no guard (k: its arguments): the
+ * receive when go & 2, the send when go & 1; the chain waits for them at its last member.  A
+ * receive whose status the program reads when the call returns is waited for here, exactly as
+ * MPI fills it in, but only once the send is under way: the peer may be waiting for that send
+ * in the same way (two ranks exchanging with MPI_Sendrecv and statuses).  Always inlined: the
+ * fast path passes constants for the status.
+ */
+static inline __attribute__((always_inline)) int aot_ch_post(const struct aot_ch_key *k, int go,
+                                                        MPI_Status *status)
 {
+    MPI_Request rreq = MPI_REQUEST_NULL;
     int rc = MPI_SUCCESS, rc2;
-    const int has_s = c->has_s && c->dest != MPI_PROC_NULL;
-    const int has_r = c->has_r && (c->source != MPI_PROC_NULL || c->status != MPI_STATUS_IGNORE);
 
     if (aot_ch_nreqs + 2 > AOT_CH_MAX_REQS)
         aot_ch_complete_all();
-    if (has_s + has_r < c->has_s + c->has_r)
-        AOT_CH_COUNT(proc_null_sides, c->has_s + c->has_r - has_s - has_r);
-    if (has_s)
-        aot_ch_resolve(s->slo, s->shi, 0);
-    if (has_r) {
+    if (go & 2)
+        rc = PMPI_Irecv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm, &rreq);
+    if (go & 1) {
         MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
-        aot_ch_resolve(s->rlo, s->rhi, 1);
-        rc = PMPI_Irecv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm, req);
-        AOT_CH_COUNT(unguarded_requests, 1);
-        if (rc == MPI_SUCCESS && c->status != MPI_STATUS_IGNORE) {
-            /* the program reads this status when the call returns: exactly MPI's */
-            rc = PMPI_Wait(req, c->status);
-            AOT_CH_COUNT(status_waits, 1);
-        } else if (rc == MPI_SUCCESS) {
-            aot_ch_nreqs++;
-        }
-    }
-    if (has_s) {
-        MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
-        if (c->fn == AOT_FN_MPI_Ssend)
-            rc2 = PMPI_Issend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm, req);
+        if (k->fn == AOT_FN_MPI_Ssend)
+            rc2 = PMPI_Issend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm, req);
         else
-            rc2 = PMPI_Isend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm, req);
-        AOT_CH_COUNT(unguarded_requests, 1);
+            rc2 = PMPI_Isend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm, req);
         if (rc2 == MPI_SUCCESS)
             aot_ch_nreqs++;
         if (rc == MPI_SUCCESS)
             rc = rc2;
     }
-    aot_stats_optimized(c->fn);
+    if (rreq != MPI_REQUEST_NULL) {
+        if (status != MPI_STATUS_IGNORE) {
+            rc2 = PMPI_Wait(&rreq, status);
+            AOT_CH_COUNT(status_waits, 1);
+            if (rc == MPI_SUCCESS)
+                rc = rc2;
+        } else {
+            aot_ch_reqs[aot_ch_nreqs++] = rreq;
+        }
+    }
+    AOT_CH_COUNT(unguarded_requests, (go & 1) + (go >> 1));
+    aot_stats_optimized(k->fn);
     return rc;
+}
+
+/* Chain mode: start the call.  A side whose peer is MPI_PROC_NULL has no effect (MPI 4.0,
+ * 3.11): it starts no request, unless the program reads the receive's status, which MPI then
+ * fills in as usual. */
+static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+{
+    const int has_s = c->has_s && c->dest != MPI_PROC_NULL;
+    const int has_r = c->has_r && (c->source != MPI_PROC_NULL || c->status != MPI_STATUS_IGNORE);
+
+    if (has_s + has_r < c->has_s + c->has_r)
+        AOT_CH_COUNT(proc_null_sides, c->has_s + c->has_r - has_s - has_r);
+    if (has_s)
+        aot_ch_resolve(s->slo, s->shi, 0);
+    if (has_r)
+        aot_ch_resolve(s->rlo, s->rhi, 1);
+    return aot_ch_post(&s->key, has_s + 2 * has_r, c->status);
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -560,13 +577,13 @@ static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
  * has fired, or the call comes through an injected call site.  Then AOT_CHAINS_DECLINED, with
  * nothing changed.  Otherwise the same steps as aot_ch_route for an expected member, where
  * aot_ch_start's checks are settled in advance: no paging request to complete, the status
- * ignored, the sides to start known (struct aot_ch_sig, fast_go).
+ * ignored, the sides to start known (struct aot_ch_sig, fast_go), so aot_ch_post is called
+ * directly.
  */
 static int aot_ch_fast_go(struct aot_ch_sig *s)
 {
-    const struct aot_ch_key *k = &s->key;
     const int armed = aot_hooks_armed;
-    int act, rc = MPI_SUCCESS, rc2;
+    int act, rc;
 
     if ((armed & ~AOT_ARM_TIMING) != AOT_ARM_CHAINS || aot_ch_probe_on || aot_ch_touched ||
         aot_tls.site_file)
@@ -577,36 +594,15 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     aot_ch_sig_follow(s);
     /* FIRST, NEXT or LAST, as aot_ch_next promised (first_of: set by aot_ch_fast_expect) */
     act = aot_ch_learn_call_known(&aot_ch_L, s->id, aot_ch_L.active ? NULL : s->first_of);
-    if (aot_ch_nreqs + 2 > AOT_CH_MAX_REQS)
-        aot_ch_complete_all();
-    if (s->fast_go & 2) {
-        rc = PMPI_Irecv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
-                        &aot_ch_reqs[aot_ch_nreqs]);
-        if (rc == MPI_SUCCESS)
-            aot_ch_nreqs++;
-    }
-    if (s->fast_go & 1) {
-        if (k->fn == AOT_FN_MPI_Ssend)
-            rc2 = PMPI_Issend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm,
-                              &aot_ch_reqs[aot_ch_nreqs]);
-        else
-            rc2 = PMPI_Isend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm,
-                             &aot_ch_reqs[aot_ch_nreqs]);
-        if (rc2 == MPI_SUCCESS)
-            aot_ch_nreqs++;
-        if (rc == MPI_SUCCESS)
-            rc = rc2;
-    }
-    AOT_CH_COUNT(unguarded_requests, (s->fast_go & 1) + (s->fast_go >> 1));
+    rc = aot_ch_post(&s->key, s->fast_go, MPI_STATUS_IGNORE);
     if (s->fast_null)
         AOT_CH_COUNT(proc_null_sides, s->fast_null);
     AOT_CH_COUNT(fast_calls, 1);
-    aot_stats_optimized(k->fn);
     if ((act & AOT_CH_ACTION) == AOT_CH_LAST)
         aot_ch_complete_all();
     aot_ch_fast_expect(act, s);
     if (armed & AOT_ARM_TIMING)
-        aot_stats_time_leave(k->fn);
+        aot_stats_time_leave(s->key.fn);
     return rc;
 }
 

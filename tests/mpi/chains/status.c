@@ -2,6 +2,7 @@
  * status.c: chain members whose statuses the program reads.  A chain of MPI_Recv (with a
  * status) and MPI_Sendrecv (with a status) over 100 iterations: MPI_SOURCE, MPI_TAG and the
  * count must be those of the message, also in chain mode; MPI_Get_count is asked right away.
+ * Then a chain of two MPI_Sendrecv with statuses exchanging with both neighbours at once.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdio.h>
@@ -53,6 +54,30 @@ int main(int argc, char **argv)
             }
         for (int i = 0; i < N; i++)
             if (r2[i] != right * 11 + it + i) {
+                errors++;
+                break;
+            }
+    }
+    /* Two MPI_Sendrecv in a row, each reading its status: a chain whose members wait for their
+     * receives before returning.  Each neighbour waits for this rank's send at the same time,
+     * so the send must be under way before the receive is waited for. */
+    for (int it = 0; it < 50; it++) {
+        MPI_Status st3, st4;
+        for (int i = 0; i < N; i++) {
+            s1[i] = rank * 13 + it + i;
+            s2[i] = rank * 17 + it + i;
+        }
+        MPI_Sendrecv(s1, N, MPI_INT, right, 7, r1, N, MPI_INT, left, 7, MPI_COMM_WORLD, &st3);
+        MPI_Sendrecv(s2, N, MPI_INT, left, 8, r2, N, MPI_INT, right, 8, MPI_COMM_WORLD, &st4);
+        if (st3.MPI_SOURCE != left || st3.MPI_TAG != 7 || st4.MPI_SOURCE != right ||
+            st4.MPI_TAG != 8) {
+            if (errors < 5)
+                fprintf(stderr, "rank %d it %d: pair statuses %d/%d %d/%d\n", rank, it,
+                        st3.MPI_SOURCE, st3.MPI_TAG, st4.MPI_SOURCE, st4.MPI_TAG);
+            errors++;
+        }
+        for (int i = 0; i < N; i++)
+            if (r1[i] != left * 13 + it + i || r2[i] != right * 17 + it + i) {
                 errors++;
                 break;
             }
