@@ -140,6 +140,13 @@ static int sor_parse_modes(const char *arg, struct sor_options *o)
     }
 }
 
+/* Iterations in the turn that starts after @done iterations of each mode (the last may be
+ * short). */
+static int sor_turn_iters(const struct sor_options *o, int done)
+{
+    return o->iters - done < o->turn ? o->iters - done : o->turn;
+}
+
 /*
  * -t FILE.  One mode: one line per iteration, its wall time in microseconds (stamps).  Several:
  * one line per turn, "MODE US", the slowest rank's time per iteration in it (turns, in order).
@@ -157,7 +164,7 @@ static int sor_write_times(const char *path, const struct sor_options *o, const 
     for (int it = 0; o->nmodes == 1 && it < o->iters; it++)
         fprintf(f, "%.2f\n", (stamps[it + 1] - stamps[it]) * 1e6);
     for (int done = 0, i = 0; o->nmodes > 1 && done < o->iters; done += o->turn) {
-        int n_it = o->iters - done < o->turn ? o->iters - done : o->turn;
+        int n_it = sor_turn_iters(o, done);
 
         for (int k = 0; k < o->nmodes; k++, i++)
             fprintf(f, "%s%s %.2f\n", o->modes[k].mode->name, o->modes[k].via,
@@ -432,7 +439,7 @@ int main(int argc, char **argv)
      * mode in -m order; the barrier (invisible to a tool, being PMPI) lets every turn start
      * together, so no mode is charged for the previous one's stragglers. */
     for (int done = 0, turn = 0; done < o.iters; done += o.turn, turn++) {
-        int n_it = o.iters - done < o.turn ? o.iters - done : o.turn;
+        int n_it = sor_turn_iters(&o, done);
 
         for (int k = 0; k < o.nmodes; k++) {
             sor_phase_fn phase = o.modes[k].mode->phase;
