@@ -156,7 +156,8 @@ static void aot_ch_span(const void *buf, int count, MPI_Datatype dt, intptr_t *l
 static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
 {
     MPI_Errhandler eh;
-    int inter = 0, fatal, size = 0;
+    int inter = 0, fatal;
+    MPI_Count size = 0;               /* _x: an int is MPI_UNDEFINED above INT_MAX bytes */
 
     if (!aot_ch_member_fn(c->fn))
         return AOT_CH_NOT_P2P;
@@ -165,16 +166,16 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
     if ((c->has_s && c->scount < 0) || (c->has_r && c->rcount < 0))
         return AOT_CH_COUNT;
     if (c->has_r) {
-        PMPI_Type_size(c->rdt, &size);
+        PMPI_Type_size_x(c->rdt, &size);
         if (size == 0 || c->rcount == 0)
             return AOT_CH_COUNT;      /* a pure synchronization: its completion is its effect */
     }
     if (aot_cfg.convert) {
         /* what paging converts stays paging's (docs/chains.md, "Chains and paging") */
-        int ssize = 0;
+        MPI_Count ssize = 0;
         size_t bytes = 0;
         if (c->has_s) {
-            PMPI_Type_size(c->sdt, &ssize);
+            PMPI_Type_size_x(c->sdt, &ssize);
             bytes = (size_t) ssize * (size_t) c->scount;
         }
         if (c->has_r && (size_t) size * (size_t) c->rcount > bytes)

@@ -172,13 +172,8 @@ int aot_route_MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype dt, MPI_
 int aot_route_MPI_Get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
 {
 #ifdef AOT_HAVE_PAGING
-    if (aot_cfg.convert) {
-        /* Resolve the lazy status through the int query, then ask MPI for the exact count. */
-        int small;
-        int rc = aot_paging_get_count(status, dt, &small);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
+    if (aot_cfg.convert)
+        return aot_paging_get_count_c(status, dt, count);
 #endif
     return PMPI_Get_count_c(status, dt, count);
 }

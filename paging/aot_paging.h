@@ -29,6 +29,7 @@ int  aot_paging_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest
 int  aot_paging_get_count(const MPI_Status *status, MPI_Datatype dt, int *count);     /* also used for MPI_Get_elements: */
 int  aot_paging_get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
 int  aot_paging_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
+int  aot_paging_get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 /* the chains subsystem (later) will use a small request interface; keep requests in a table you can iterate */
 
 #endif /* AOT_PAGING_H_INCLUDED */

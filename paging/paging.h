@@ -169,7 +169,7 @@ struct aot_pg_req {
     /* receives: the private shadow MPI receives into; snapshot sends: the copy MPI sends */
     char *shadow;
     size_t shadow_cap;        /* its size class (what the arena gets back) */
-    int shadow_len;           /* packed: the bytes MPI_Unpack reads back */
+    MPI_Count shadow_len;     /* packed: the bytes MPI_Unpack reads back (may pass INT_MAX) */
     int packed;               /* 1: MPI_PACKED copy of (ubuf, count, dup); 0: dense bytes */
     void *ubuf;
     int count;

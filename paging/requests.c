@@ -275,13 +275,15 @@ static void aot_pg_retire(int i)
         for (int k = 0; k < r->nruns; k++)
             aot_pg_pages_lift(r->runs[k].p0, r->runs[k].p1);
         if (r->packed) {
-            int pos = 0;
-            PMPI_Unpack(r->shadow, r->shadow_len, &pos, r->ubuf, r->count, r->dup, MPI_COMM_SELF);
+            MPI_Count pos = 0;
+            PMPI_Unpack_c(r->shadow, r->shadow_len, &pos, r->ubuf, r->count, r->dup, MPI_COMM_SELF);
             PMPI_Type_free(&r->dup);
             bytes = (size_t) pos;
         } else {
-            int n = 0;
-            PMPI_Get_count(&r->st, MPI_BYTE, &n);
+            /* the large-count query: MPI_Get_count(MPI_BYTE) is MPI_UNDEFINED above INT_MAX
+             * bytes, and such a message would silently not be delivered */
+            MPI_Count n = 0;
+            PMPI_Get_count_c(&r->st, MPI_BYTE, &n);
             if (n > 0 && n != MPI_UNDEFINED) {
                 memcpy(r->ubuf, r->shadow, (size_t) n);
                 bytes = (size_t) n;
@@ -618,11 +620,11 @@ static int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, const void *
 static int aot_pg_snapshot(struct aot_pg_req *r, struct aot_pg_part *p)
 {
     size_t want = p->bytes;
-    int psize = 0, pos = 0;
+    MPI_Count psize = 0, pos = 0;
     int lifted = r->nfp && aot_pg_guarded_meet((uintptr_t) r->lo, (uintptr_t) r->hi);
 
     if (!p->L->dense) {
-        if (PMPI_Pack_size(p->count, p->dt, MPI_COMM_SELF, &psize) != MPI_SUCCESS)
+        if (PMPI_Pack_size_c(p->count, p->dt, MPI_COMM_SELF, &psize) != MPI_SUCCESS)
             return -1;
         want = (size_t) psize;
     }
@@ -637,7 +639,7 @@ static int aot_pg_snapshot(struct aot_pg_req *r, struct aot_pg_part *p)
             memcpy(r->shadow, p->buf, p->bytes);
         r->packed = 0;
     } else {
-        PMPI_Pack(p->buf, p->count, p->dt, r->shadow, psize, &pos, MPI_COMM_SELF);
+        PMPI_Pack_c(p->buf, p->count, p->dt, r->shadow, psize, &pos, MPI_COMM_SELF);
         r->shadow_len = pos;
         r->packed = 1;
     }
@@ -660,7 +662,7 @@ static int aot_pg_post_send(int fn, struct aot_pg_part *p, int dest, int tag, MP
     struct aot_pg_req *r;
     MPI_Request *req;
     const void *buf = p->buf;
-    int count = p->count;
+    MPI_Count count = p->count;
     MPI_Datatype dt = p->dt;
 
     *slot = i;
@@ -686,11 +688,12 @@ static int aot_pg_post_send(int fn, struct aot_pg_part *p, int dest, int tag, MP
     }
     AOT_PG_COUNT(converted, 1);
     aot_trace(AOT_TR_CONVERT, fn, p->bytes, (uint64_t) i, NULL);
+    /* large-count calls: a packed snapshot can pass INT_MAX bytes */
     if (fn == AOT_FN_MPI_Ssend)
-        return PMPI_Issend(buf, count, dt, dest, tag, comm, req);
+        return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
     if (fn == AOT_FN_MPI_Rsend)
-        return PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
-    return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+        return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
+    return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
 }
 
 static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, MPI_Comm comm,
@@ -698,13 +701,14 @@ static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, 
 {
     struct aot_pg_req *r;
     size_t want;
-    int i, psize = 0, pos = 0;
+    MPI_Count psize = 0, pos = 0;
+    int i;
 
     *slot = -1;
     if (p->L->dense) {
         want = p->bytes;
     } else {
-        if (PMPI_Pack_size(p->count, p->dt, MPI_COMM_SELF, &psize) != MPI_SUCCESS)
+        if (PMPI_Pack_size_c(p->count, p->dt, MPI_COMM_SELF, &psize) != MPI_SUCCESS)
             return MPI_SUCCESS;
         want = (size_t) psize;
     }
@@ -731,9 +735,9 @@ static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, 
     r->packed = 1;
     PMPI_Type_dup(p->dt, &r->dup);
     /* the bytes the message does not overwrite must come back unchanged */
-    PMPI_Pack(p->buf, p->count, p->dt, r->shadow, psize, &pos, MPI_COMM_SELF);
+    PMPI_Pack_c(p->buf, p->count, p->dt, r->shadow, psize, &pos, MPI_COMM_SELF);
     r->shadow_len = pos;
-    return PMPI_Irecv(r->shadow, pos, MPI_PACKED, source, tag, comm, &aot_pg_mreqs[i]);
+    return PMPI_Irecv_c(r->shadow, pos, MPI_PACKED, source, tag, comm, &aot_pg_mreqs[i]);
 }
 
 /* Guards a request that is still pending after progress.  One that cannot be guarded (mprotect
@@ -1133,6 +1137,11 @@ int aot_paging_get_elements(const MPI_Status *status, MPI_Datatype dt, int *coun
 int aot_paging_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
 {
     return PMPI_Get_elements_x(aot_pg_status_resolve(status), dt, count);
+}
+
+int aot_paging_get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
+{
+    return PMPI_Get_count_c(aot_pg_status_resolve(status), dt, count);
 }
 
 /* ---------------------------------------------------------------- enter / leave */
