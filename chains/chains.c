@@ -49,7 +49,8 @@
     X(chain_breaks)       /* a different call arrived mid-chain */ \
     X(fast_calls)         /* members taken by the wrapper's fast path (aot_ch_fast_go) */ \
     X(chains_disabled)    /* broke AUTOOPT_CHAIN_MAX_BREAKS times */ \
-    X(unguarded_requests) /* requests started in chain mode */ \
+    X(unguarded_requests) /* requests started in unguarded chain mode */ \
+    X(guarded_members)    /* members handed to paging in (safe) chain mode */ \
     X(proc_null_sides)    /* sends and receives to MPI_PROC_NULL that chain mode left out */ \
     X(status_waits)       /* chain receives waited at once for their status */ \
     X(retired_signatures) /* learned long enough without becoming a member */ \
@@ -106,11 +107,16 @@ static int aot_ch_member_fn(int fn)
 
 /* ---------------------------------------------------------------- paging's requests */
 
+/* Before MPI gets [lo, hi) itself: paging's requests on those bytes complete, and so do those
+ * that guard any of its pages (a peer's process_vm_readv, or ours, fails on a no-access page;
+ * see aot_pg_pass_resolve). */
 static void aot_ch_resolve(intptr_t lo, intptr_t hi, int write)
 {
 #ifdef AOT_HAVE_PAGING
-    if (aot_cfg.convert && aot_pg_npending && hi > lo)
+    if (aot_pg_on && aot_pg_npending && hi > lo) {
         aot_pg_complete_range(lo, hi, write);
+        aot_pg_complete_pages(lo, hi);
+    }
 #else
     (void) lo;
     (void) hi;
@@ -122,7 +128,7 @@ static void aot_ch_resolve(intptr_t lo, intptr_t hi, int write)
 static int aot_ch_paging_guards(intptr_t lo, intptr_t hi)
 {
 #ifdef AOT_HAVE_PAGING
-    if (aot_cfg.convert && aot_pg_npending && hi > lo)
+    if (aot_pg_on && aot_pg_npending && hi > lo)
         return aot_pg_guarded_meet((uintptr_t) lo, (uintptr_t) hi);
 #else
     (void) lo;
@@ -357,6 +363,66 @@ static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
     if (has_r)
         aot_ch_resolve(s->rlo, s->rhi, 1);
     return aot_ch_post(&s->key, has_s + 2 * has_r, c->status);
+}
+
+/*
+ * Safe chain mode (AUTOOPT_CHAINS=1, the default): a member that is not the chain's last starts
+ * as paging's request, whatever its size: a receive lands in a private shadow while the
+ * program's bytes are no-access, a send is copied (up to 16 KiB) or read-only.  A touch of those
+ * bytes before the chain ends waits for exactly the requests that own them, so the program sees
+ * what blocking calls would have shown it, however rarely it touches them.  A receive whose
+ * status the program reads, and every member when paging is not there, runs blocking.
+ */
+static int aot_ch_start_safe(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+{
+#ifdef AOT_HAVE_PAGING
+    const void *site = aot_tls.site_file ? (const void *) (aot_tls.site_file + aot_tls.site_line)
+                                         : aot_tls.caller;
+    int rc;
+
+    if (aot_pg_on && (!c->has_r || c->status == MPI_STATUS_IGNORE)) {
+        AOT_CH_COUNT(guarded_members, 1);
+        aot_paging_force(1);
+        switch (c->fn) {
+        case AOT_FN_MPI_Send:
+        case AOT_FN_MPI_Ssend:
+            rc = aot_paging_send(c->fn, c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm,
+                                 site);
+            break;
+        case AOT_FN_MPI_Recv:
+            rc = aot_paging_recv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm,
+                                 MPI_STATUS_IGNORE, site);
+            break;
+        default:
+            rc = aot_paging_sendrecv(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf,
+                                     c->rcount, c->rdt, c->source, c->rtag, c->comm,
+                                     MPI_STATUS_IGNORE, site);
+            break;
+        }
+        aot_paging_force(0);
+        return rc;
+    }
+#endif
+    if (c->has_r && c->status != MPI_STATUS_IGNORE)
+        AOT_CH_COUNT(status_waits, 1);
+    return aot_ch_blocking(c, s);
+}
+
+/* Safe chain mode, the last member: it runs blocking (which completes paging's requests on its
+ * own bytes first), then the requests of the earlier members complete, so that their guards
+ * are gone before the program computes on the buffers. */
+static int aot_ch_finish_safe(const struct aot_ch_call *c, const struct aot_ch_sig *s,
+                              const struct aot_ch_chain *ch)
+{
+    int rc = aot_ch_blocking(c, s);
+    for (int i = 0; ch && i < ch->n - 1; i++) {
+        const struct aot_ch_sig *m = aot_ch_sig_by_id(ch->members[i]);
+        if (m) {
+            aot_ch_resolve(m->slo, m->shi, 1);
+            aot_ch_resolve(m->rlo, m->rhi, 1);
+        }
+    }
+    return rc;
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -677,6 +743,7 @@ void aot_chains_leave(int fn)
 static int aot_ch_route(const struct aot_ch_call *c)
 {
     struct aot_ch_sig *s = aot_ch_signature(c);
+    const struct aot_ch_chain *ran;
     int act, rc;
 
     if (s) {
@@ -691,6 +758,7 @@ static int aot_ch_route(const struct aot_ch_call *c)
             aot_ch_complete_all();
         return AOT_CHAINS_DECLINED;
     }
+    ran = aot_ch_L.active;           /* after its last member the learner forgets it */
     act = aot_ch_learn_call(&aot_ch_L, s->id);
     if (act & AOT_CH_BROKE)
         aot_ch_complete_all();
@@ -717,10 +785,14 @@ static int aot_ch_route(const struct aot_ch_call *c)
                 aot_ch_probe_ids(ch->members, aot_ch_L.pos);
             return rc;
         }
+        if (aot_cfg.chains == AOT_CHAINS_SAFE)
+            return aot_ch_start_safe(c, s);
         return aot_ch_start(c, s);
     default: /* AOT_CH_LAST */
         if (aot_cfg.chain_verify)
             return aot_ch_blocking(c, s);
+        if (aot_cfg.chains == AOT_CHAINS_SAFE)
+            return aot_ch_finish_safe(c, s, ran);
         rc = aot_ch_start(c, s);
         aot_ch_complete_all();
         return rc;
@@ -775,10 +847,13 @@ int aot_chains_init(char *err, size_t errlen)
     aot_ch_retire_after = 8 * aot_cfg.chain_confirm + 16;
     aot_ch_on = 1;
     __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_CHAINS, __ATOMIC_RELAXED);
-    /* verify mode runs chain members blocking and guarded; deeper sites need unwinding */
-    aot_fast_armed = !aot_cfg.chain_verify && aot_cfg.site_depth == 1;
-    AOT_LOG(1, "chains on: confirm after %d repetitions, at most %d breaks, site depth %d%s",
+    /* verify mode runs chain members blocking and guarded, safe mode through paging; deeper
+     * sites need unwinding: the fast path serves unguarded chain mode at depth 1 only */
+    aot_fast_armed = !aot_cfg.chain_verify && aot_cfg.site_depth == 1 &&
+                     aot_cfg.chains == AOT_CHAINS_UNGUARDED;
+    AOT_LOG(1, "chains on: confirm after %d repetitions, at most %d breaks, site depth %d%s%s",
             aot_cfg.chain_confirm, aot_cfg.chain_max_breaks, aot_cfg.site_depth,
+            aot_cfg.chains == AOT_CHAINS_UNGUARDED ? ", unguarded" : "",
             aot_cfg.chain_verify ? ", verify" : "");
     return 0;
 }

@@ -42,7 +42,13 @@
 
 #ifdef AOT_HAVE_PAGING
 #define AOT_P2P(call, pmpi, fn) \
-    do { if (aot_cfg.convert) return call; aot_stats_pass(fn, AOT_PASS_DISABLED); return pmpi; } while (0)
+    do { \
+        if (aot_cfg.convert) \
+            return call; \
+        aot_paging_settle(); \
+        aot_stats_pass(fn, AOT_PASS_DISABLED); \
+        return pmpi; \
+    } while (0)
 #else
 #define AOT_P2P(call, pmpi, fn) \
     do { aot_stats_pass(fn, AOT_PASS_DISABLED); return pmpi; } while (0)

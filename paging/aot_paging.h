@@ -30,6 +30,13 @@ int  aot_paging_get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
 int  aot_paging_get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
 int  aot_paging_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 int  aot_paging_get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
-/* the chains subsystem (later) will use a small request interface; keep requests in a table you can iterate */
+/* Chains' safe chain mode: while on, the calls above convert whatever their size
+ * (AUTOOPT_CONVERT_MIN does not apply; every other check does) and also when AUTOOPT_CONVERT=0
+ * (paging is then started for chains alone).  Set around one call, on the calling thread. */
+void aot_paging_force(int on);
+/* A point-to-point call goes to MPI without paging (AUTOOPT_CONVERT=0, paging started for
+ * chains): everything pending completes first, since the call's buffers may share bytes or
+ * pages with guarded ones. */
+void aot_paging_settle(void);
 
 #endif /* AOT_PAGING_H_INCLUDED */

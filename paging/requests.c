@@ -54,6 +54,19 @@ MPI_Request *aot_pg_mreqs;
 int aot_pg_nslots;
 volatile int aot_pg_npending;
 int aot_pg_on;
+/* aot_paging_force: the next calls are chain members (no size threshold) */
+static int aot_pg_forced;
+
+void aot_paging_force(int on)
+{
+    aot_pg_forced = on;
+}
+
+/* The size below which a call is not converted. */
+static inline size_t aot_pg_min_bytes(void)
+{
+    return aot_pg_forced ? 0 : aot_cfg.convert_min;
+}
 uint64_t aot_pg_epoch;
 
 static int *aot_pg_gen;                 /* per slot, bumped when a slot is freed */
@@ -419,6 +432,14 @@ void aot_pg_wait_all(void)
     for (int i = 0; i < aot_pg_nslots; i++)
         aot_pg_wait_one(i);
     aot_pg_disarm_if_idle();
+}
+
+void aot_paging_settle(void)
+{
+    if (aot_pg_on && aot_pg_npending) {
+        AOT_PG_COUNT(conflict_waits, aot_pg_npending);
+        aot_pg_wait_all();
+    }
 }
 
 void aot_pg_note_touch(int slot)
@@ -930,7 +951,7 @@ int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
         why = AOT_PASS_TOUCHED_AT_ONCE;
     else if (!(why = aot_pg_part_size(&c.s, buf, count, dt))) {
         /* size first: it is one cached lookup, the communicator check three MPI calls */
-        if (c.s.bytes < aot_cfg.convert_min)
+        if (c.s.bytes < aot_pg_min_bytes())
             why = AOT_PASS_BELOW_MIN;
         else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.s, AOT_PG_SEND);
@@ -964,7 +985,7 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         why = AOT_PASS_TOUCHED_AT_ONCE;
     else if (!(why = aot_pg_part_size(&c.r, buf, count, dt))) {
         /* a message without data only synchronizes: its completion is its whole effect */
-        if (c.r.bytes < aot_cfg.convert_min || c.r.bytes == 0)
+        if (c.r.bytes < aot_pg_min_bytes() || c.r.bytes == 0)
             why = AOT_PASS_BELOW_MIN;
         else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.r, AOT_PG_RECV);
@@ -1014,7 +1035,7 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
         if (c->r.bytes > bytes)
             bytes = c->r.bytes;
     }
-    if (bytes < aot_cfg.convert_min)
+    if (bytes < aot_pg_min_bytes())
         return AOT_PASS_BELOW_MIN;
     if ((why = aot_pg_comm_check(c->comm)))
         return why;

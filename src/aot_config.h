@@ -22,6 +22,10 @@ enum aot_coll_kind {
     AOT_COLL_NKINDS
 };
 
+/* AUTOOPT_CHAINS: off; chain mode through paging's guards (a touch waits, the default); or
+ * guard-free chain mode, which trusts the program not to touch a chain's buffers mid-chain. */
+enum { AOT_CHAINS_OFF = 0, AOT_CHAINS_SAFE = 1, AOT_CHAINS_UNGUARDED = 2 };
+
 struct aot_config {
     int disable;             /* AUTOOPT_DISABLE: pure pass-through */
     int verbose;             /* AUTOOPT_VERBOSE 0..3 */
@@ -33,7 +37,7 @@ struct aot_config {
     int max_guards;          /* AUTOOPT_MAX_GUARDS guarded ranges */
     int learn_touch;         /* AUTOOPT_LEARN_TOUCH immediate faults before a site passes through */
     /* chains */
-    int chains;              /* AUTOOPT_CHAINS 0/1 */
+    int chains;              /* AUTOOPT_CHAINS: AOT_CHAINS_OFF, _SAFE (1, default) or _UNGUARDED */
     int chain_confirm;       /* AUTOOPT_CHAIN_CONFIRM repetitions */
     int chain_verify;        /* AUTOOPT_CHAIN_VERIFY 0/1 */
     int chain_max_breaks;    /* AUTOOPT_CHAIN_MAX_BREAKS */

@@ -30,7 +30,8 @@ const struct aot_config_var aot_config_vars[] = {
     {"AUTOOPT_MAX_GUARDS", "1..1000000", "16384", "cap on guarded ranges (vm.max_map_count)"},
     {"AUTOOPT_LEARN_TOUCH", "0..1000", "3",
      "immediate touches after which a call site is no longer converted (0: never learn)"},
-    {"AUTOOPT_CHAINS", "0|1", "1", "chain detection and guard-free chain mode"},
+    {"AUTOOPT_CHAINS", "0|1|unguarded", "1",
+     "chain detection and chain mode (1: guarded, safe; unguarded: no guards, see docs/chains.md)"},
     {"AUTOOPT_CHAIN_CONFIRM", "1..1000", "3", "identical repetitions that confirm a chain"},
     {"AUTOOPT_CHAIN_VERIFY", "0|1", "0", "keep guards in chain mode and report missed accesses"},
     {"AUTOOPT_CHAIN_MAX_BREAKS", "0..1000", "3", "breaks after which a chain is no longer used"},
@@ -136,7 +137,7 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
                      char *err, size_t errlen)
 {
     struct aot_parser p = {lookup, arg, err, errlen, 0};
-    const char *stats;
+    const char *stats, *v;
 
     memset(cfg, 0, sizeof(*cfg));
     if (errlen)
@@ -165,7 +166,12 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     aot_parse_int(&p, "AUTOOPT_MAX_GUARDS", &cfg->max_guards, 16384, 1, 1000000);
     aot_parse_int(&p, "AUTOOPT_LEARN_TOUCH", &cfg->learn_touch, 3, 0, 1000);
 
-    aot_parse_int(&p, "AUTOOPT_CHAINS", &cfg->chains, 1, 0, 1);
+    if ((v = aot_get(&p, "AUTOOPT_CHAINS")) && strcmp(v, "unguarded") == 0)
+        cfg->chains = AOT_CHAINS_UNGUARDED;
+    else if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        aot_fail(&p, "AUTOOPT_CHAINS", v, "0, 1 or unguarded");
+    else
+        cfg->chains = v && strcmp(v, "0") == 0 ? AOT_CHAINS_OFF : AOT_CHAINS_SAFE;
     aot_parse_int(&p, "AUTOOPT_CHAIN_CONFIRM", &cfg->chain_confirm, 3, 1, 1000);
     aot_parse_int(&p, "AUTOOPT_CHAIN_VERIFY", &cfg->chain_verify, 0, 0, 1);
     aot_parse_int(&p, "AUTOOPT_CHAIN_MAX_BREAKS", &cfg->chain_max_breaks, 3, 0, 1000);

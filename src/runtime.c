@@ -152,7 +152,10 @@ int aot_runtime_start(int provided)
     aot_cfg.chains = 0;
 #endif
 #ifdef AOT_HAVE_PAGING
-    if (aot_cfg.convert && aot_paging_init(err, sizeof(err)) != 0)
+    /* Chain mode's default, safe form runs its members as paging's requests (guards, shadows,
+     * the fault handler), so paging's machinery is up even when it converts nothing itself. */
+    if ((aot_cfg.convert || aot_cfg.chains == AOT_CHAINS_SAFE) &&
+        aot_paging_init(err, sizeof(err)) != 0)
         return aot_fail_init(err);
 #else
     aot_cfg.convert = 0;
@@ -160,7 +163,8 @@ int aot_runtime_start(int provided)
     if (provided < MPI_THREAD_MULTIPLE)
         aot_stats_start();      /* counts always; timing needs calls that do not overlap */
     AOT_LOG(1, "active: conversion %s (min %zu B), chains %s, collectives %s, thread level %d",
-            aot_cfg.convert ? "on" : "off", aot_cfg.convert_min, aot_cfg.chains ? "on" : "off",
+            aot_cfg.convert ? "on" : "off", aot_cfg.convert_min,
+            aot_cfg.chains == AOT_CHAINS_UNGUARDED ? "on (unguarded)" : aot_cfg.chains ? "on" : "off",
             aot_cfg.collectives ? "on" : "off", provided);
     aot_active = 1;
     return MPI_SUCCESS;
@@ -176,8 +180,7 @@ void aot_runtime_finish(void)
         aot_chains_finalize();
 #endif
 #ifdef AOT_HAVE_PAGING
-    if (aot_cfg.convert)
-        aot_paging_finalize();
+    aot_paging_finalize();      /* does nothing unless it was started */
 #endif
 #ifdef AOT_HAVE_CHAINS
     aot_trace_finalize();       /* after paging: its last waits are in the trace */

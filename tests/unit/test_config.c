@@ -87,6 +87,22 @@ START_TEST(test_good_values)
 }
 END_TEST
 
+START_TEST(test_chain_modes)
+{
+    static const struct { const char *v; int mode; } cases[] = {
+        {"AUTOOPT_CHAINS=0", AOT_CHAINS_OFF}, {"AUTOOPT_CHAINS=1", AOT_CHAINS_SAFE},
+        {"AUTOOPT_CHAINS=unguarded", AOT_CHAINS_UNGUARDED}, {NULL, AOT_CHAINS_SAFE},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *env[] = {cases[i].v, NULL};
+        struct aot_config c;
+        char err[256];
+        ck_assert_int_eq(parse(&c, err, env), 0);
+        ck_assert_int_eq(c.chains, cases[i].mode);
+    }
+}
+END_TEST
+
 START_TEST(test_byte_suffixes)
 {
     static const struct { const char *v; size_t bytes; } cases[] = {
@@ -120,7 +136,8 @@ static const struct { const char *env, *msg; } bad_cases[] = {
     {"AUTOOPT_CONVERT_MIN=K", "AUTOOPT_CONVERT_MIN=K: expected a byte count such as 4096, 64K or 1M"},
     {"AUTOOPT_MAX_GUARDS=0", "AUTOOPT_MAX_GUARDS=0: expected an integer 1..1000000"},
     {"AUTOOPT_LEARN_TOUCH=x", "AUTOOPT_LEARN_TOUCH=x: expected an integer 0..1000"},
-    {"AUTOOPT_CHAINS=2", "AUTOOPT_CHAINS=2: expected 0 or 1"},
+    {"AUTOOPT_CHAINS=2", "AUTOOPT_CHAINS=2: expected 0, 1 or unguarded"},
+    {"AUTOOPT_CHAINS=guarded", "AUTOOPT_CHAINS=guarded: expected 0, 1 or unguarded"},
     {"AUTOOPT_CHAIN_CONFIRM=0", "AUTOOPT_CHAIN_CONFIRM=0: expected an integer 1..1000"},
     {"AUTOOPT_CHAIN_VERIFY=true", "AUTOOPT_CHAIN_VERIFY=true: expected 0 or 1"},
     {"AUTOOPT_CHAIN_MAX_BREAKS=1001", "AUTOOPT_CHAIN_MAX_BREAKS=1001: expected an integer 0..1000"},
@@ -194,6 +211,7 @@ int main(void)
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_good_values);
     tcase_add_test(tc, test_byte_suffixes);
+    tcase_add_test(tc, test_chain_modes);
     tcase_add_loop_test(tc, test_bad_value, 0, (int) (sizeof(bad_cases) / sizeof(bad_cases[0])));
     tcase_add_test(tc, test_first_error_wins);
     tcase_add_test(tc, test_empty_is_unset);
