@@ -62,13 +62,27 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
  * Returns the first unknown name's entry, or NULL. */
 const char *aot_config_unknown(char *const *env);
 
+/* Which settings must agree between the ranks of a job (checked in MPI_Init): a value that
+ * differs could make ranks choose different collective algorithms, or take part in different
+ * collectives (statistics), and hang or corrupt the job. */
+enum aot_config_agree {
+    AOT_AGREE_VALUE = 0,     /* the same text on every rank (unset counts as a value) */
+    AOT_AGREE_ON,            /* whether it is on (set and not "0") must agree; the rest may differ */
+    AOT_AGREE_NONE           /* may differ: it changes only what a rank prints */
+};
+
 /* The table behind the parser, for documentation and tools. */
 struct aot_config_var {
     const char *name;
     const char *values;      /* e.g. "0..3", "bytes (K, M, G suffixes)" */
     const char *dflt;
     const char *help;
+    int agree;               /* enum aot_config_agree */
 };
+
+/* The text of variable i as the ranks compare it (aot_config_vars[i].agree applied): "" when it
+ * need not agree.  lookup as for aot_config_parse. */
+const char *aot_config_agree_text(size_t i, aot_env_lookup lookup, void *arg);
 extern const struct aot_config_var aot_config_vars[];
 extern const size_t aot_config_nvars;
 

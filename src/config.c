@@ -20,28 +20,43 @@
 #define AOT_DEFAULT_CONVERT_MIN 65536
 
 const struct aot_config_var aot_config_vars[] = {
-    {"AUTOOPT_DISABLE", "0|1", "0", "1: pure pass-through, every call goes straight to PMPI"},
-    {"AUTOOPT_VERBOSE", "0..3", "0", "logging to stderr, each line tagged with the rank"},
+    {"AUTOOPT_DISABLE", "0|1", "0", "1: pure pass-through, every call goes straight to PMPI",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_VERBOSE", "0..3", "0", "logging to stderr, each line tagged with the rank",
+     AOT_AGREE_NONE},
     {"AUTOOPT_STATS", "0|1|path.json", "0",
-     "1: job summary from rank 0 at MPI_Finalize; a path: the same data as JSON"},
-    {"AUTOOPT_CONVERT", "0|1", "1", "asynchronous conversion of blocking point-to-point calls"},
+     "1: job summary from rank 0 at MPI_Finalize; a path: the same data as JSON", AOT_AGREE_ON},
+    {"AUTOOPT_CONVERT", "0|1", "1", "asynchronous conversion of blocking point-to-point calls",
+     AOT_AGREE_VALUE},
     {"AUTOOPT_CONVERT_MIN", "bytes (K, M, G suffixes)", "64K",
-     "messages below this size are not converted"},
-    {"AUTOOPT_MAX_GUARDS", "1..1000000", "16384", "cap on guarded ranges (vm.max_map_count)"},
+     "messages below this size are not converted", AOT_AGREE_VALUE},
+    {"AUTOOPT_MAX_GUARDS", "1..1000000", "16384", "cap on guarded ranges (vm.max_map_count)",
+     AOT_AGREE_VALUE},
     {"AUTOOPT_LEARN_TOUCH", "0..1000", "3",
-     "immediate touches after which a call site is no longer converted (0: never learn)"},
+     "immediate touches after which a call site is no longer converted (0: never learn)",
+     AOT_AGREE_VALUE},
     {"AUTOOPT_CHAINS", "0|1|unguarded", "1",
-     "chain detection and chain mode (1: guarded, safe; unguarded: no guards, see docs/chains.md)"},
-    {"AUTOOPT_CHAIN_CONFIRM", "1..1000", "3", "identical repetitions that confirm a chain"},
-    {"AUTOOPT_CHAIN_VERIFY", "0|1", "0", "keep guards in chain mode and report missed accesses"},
-    {"AUTOOPT_CHAIN_MAX_BREAKS", "0..1000", "3", "breaks after which a chain is no longer used"},
-    {"AUTOOPT_SITE_DEPTH", "1..16", "1", "stack frames outside MPI that make a call site"},
-    {"AUTOOPT_TRACE", "directory", "(off)", "write one trace per rank into this directory"},
-    {"AUTOOPT_COLLECTIVES", "0|1", "1", "route collectives through autoopt's algorithms"},
-    {"AUTOOPT_REPRODUCIBLE", "0|1", "0", "only reductions with a fixed order of operations"},
-    {"AUTOOPT_TUNING", "path", "(none)", "tuning file with the decision for each collective"},
+     "chain detection and chain mode (1: guarded, safe; unguarded: no guards, see docs/chains.md)",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_CHAIN_CONFIRM", "1..1000", "3", "identical repetitions that confirm a chain",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_CHAIN_VERIFY", "0|1", "0", "keep guards in chain mode and report missed accesses",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_CHAIN_MAX_BREAKS", "0..1000", "3", "breaks after which a chain is no longer used",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_SITE_DEPTH", "1..16", "1", "stack frames outside MPI that make a call site",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_TRACE", "directory", "(off)", "write one trace per rank into this directory",
+     AOT_AGREE_ON},
+    {"AUTOOPT_COLLECTIVES", "0|1", "1", "route collectives through autoopt's algorithms",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_REPRODUCIBLE", "0|1", "0", "only reductions with a fixed order of operations",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_TUNING", "path", "(none)", "tuning file with the decision for each collective",
+     AOT_AGREE_VALUE},
 #define AOT_X(upper, lower) \
-    {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm"},
+    {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \
+     AOT_AGREE_VALUE},
     AOT_COLLECTIVES(AOT_X)
 #undef AOT_X
 };
@@ -187,6 +202,18 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
 #undef AOT_X
 
     return p.failed ? -1 : 0;
+}
+
+const char *aot_config_agree_text(size_t i, aot_env_lookup lookup, void *arg)
+{
+    const char *v;
+
+    if (i >= aot_config_nvars || aot_config_vars[i].agree == AOT_AGREE_NONE)
+        return "";
+    v = lookup(aot_config_vars[i].name, arg);
+    if (aot_config_vars[i].agree == AOT_AGREE_ON)
+        return v && *v && strcmp(v, "0") != 0 ? "on" : "off";
+    return v ? v : "";
 }
 
 const char *aot_config_unknown(char *const *env)

@@ -13,6 +13,7 @@
  *                          Collectives stay on: they run in the thread that calls MPI.
  *   MPI_THREAD_MULTIPLE    conversion, chains and collectives off; only statistics remain.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,19 +83,80 @@ static const char *aot_env_get(const char *name, void *arg)
     return getenv(name);
 }
 
-/* A bad setting: every rank stops with a non-zero exit status and rank 0 prints the one line
- * (all ranks read the same environment, so all reach this point). */
-static int aot_fail_init(const char *msg)
+static void aot_say(const char *line, int n)
 {
-    if (aot_world_rank <= 0) {
-        char line[1200];
-        int n = snprintf(line, sizeof(line), "autoopt: %s\n", msg);
-        if (write(STDERR_FILENO, line, (size_t) n) < 0) {
-            /* nothing to do */
-        }
+    if (write(STDERR_FILENO, line, (size_t) n) < 0) {
+        /* nothing to do */
     }
+}
+
+/*
+ * One step of start-up, agreed by all ranks before the next: failed is this rank's verdict and
+ * msg its reason.  When any rank failed, every rank stops with exit status 1, so no rank goes
+ * on into a collective the others never reach.  When all failed (they read the same
+ * environment) rank 0 prints the one line; otherwise each failing rank prints its own reason
+ * and rank 0 says how many failed.
+ */
+static void aot_agree(int failed, const char *msg)
+{
+    char line[1300];
+    int nfailed = 0, n = 0;
+
+    PMPI_Allreduce(&failed, &nfailed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (!nfailed)
+        return;
+    if (nfailed == aot_world_size) {
+        if (aot_world_rank == 0)
+            n = snprintf(line, sizeof(line), "autoopt: %s\n", msg);
+    } else {
+        if (failed)
+            n = snprintf(line, sizeof(line), "autoopt[%d]: %s\n", aot_world_rank, msg);
+        if (aot_world_rank == 0 && n < (int) sizeof(line))
+            n += snprintf(line + n, sizeof(line) - (size_t) n, "autoopt: start-up failed on %d "
+                          "of %d ranks (their lines say why); every rank stops\n", nfailed,
+                          aot_world_size);
+    }
+    if (n > 0)
+        aot_say(line, n < (int) sizeof(line) ? n : (int) sizeof(line) - 1);
     PMPI_Finalize();
     exit(1);
+}
+
+/* 64-bit FNV-1a of a string. */
+static uint64_t aot_hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char) *s) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * The settings that must agree (aot_config_vars[].agree) are compared across ranks: one
+ * Allreduce(MAX) of each one's hash and its complement gives the largest and the smallest
+ * hash, equal only if every rank has the same text.  The first that differs is named.
+ */
+static void aot_agree_settings(void)
+{
+    enum { MAXV = 64 };
+    uint64_t mine[2 * MAXV], all[2 * MAXV];
+    size_t nv = aot_config_nvars < MAXV ? aot_config_nvars : MAXV;
+    char msg[256];
+
+    for (size_t i = 0; i < nv; i++) {
+        uint64_t h = aot_hash_text(aot_config_agree_text(i, aot_env_get, NULL));
+        mine[2 * i] = h;
+        mine[2 * i + 1] = ~h;
+    }
+    PMPI_Allreduce(mine, all, (int) (2 * nv), MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    for (size_t i = 0; i < nv; i++)
+        if (all[2 * i] != ~all[2 * i + 1]) {
+            snprintf(msg, sizeof(msg), "%s must be the same on every rank, and it differs "
+                     "between ranks%s", aot_config_vars[i].name,
+                     aot_config_vars[i].agree == AOT_AGREE_ON ? " (on on some, off on others)"
+                                                            : "");
+            aot_agree(1, msg);    /* every rank sees the same maxima: all fail, rank 0 says it */
+        }
 }
 
 int aot_runtime_start(int provided)
@@ -107,8 +169,8 @@ int aot_runtime_start(int provided)
     aot_thread_level = provided;
     aot_calls_atomic = provided == MPI_THREAD_MULTIPLE;
 
-    if (aot_config_parse(&aot_cfg, aot_env_get, NULL, err, sizeof(err)) != 0)
-        return aot_fail_init(err);
+    aot_agree(aot_config_parse(&aot_cfg, aot_env_get, NULL, err, sizeof(err)) != 0, err);
+    aot_agree_settings();
     if (aot_cfg.disable)
         return MPI_SUCCESS;                 /* pure pass-through: aot_active stays 0 */
     unknown = aot_config_unknown(environ);
@@ -135,8 +197,7 @@ int aot_runtime_start(int provided)
     }
 
 #ifdef AOT_HAVE_COLLECTIVES
-    if (aot_cfg.collectives && aot_coll_init(err, sizeof(err)) != 0)
-        return aot_fail_init(err);
+    aot_agree(aot_cfg.collectives && aot_coll_init(err, sizeof(err)) != 0, err);
 #else
     aot_cfg.collectives = 0;
 #endif
@@ -144,19 +205,16 @@ int aot_runtime_start(int provided)
     /* Before paging: the trace then records paging from its start, and chains' SIGSEGV handler
      * (touch probes) is installed first, so paging's handler chains to it and it chains to the
      * one before (UCX's), never back to paging's.  The trace writer works with chains off. */
-    if (aot_trace_init(err, sizeof(err)) != 0)
-        return aot_fail_init(err);
-    if (aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0)
-        return aot_fail_init(err);
+    aot_agree(aot_trace_init(err, sizeof(err)) != 0, err);
+    aot_agree(aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0, err);
 #else
     aot_cfg.chains = 0;
 #endif
 #ifdef AOT_HAVE_PAGING
     /* Chain mode's default, safe form runs its members as paging's requests (guards, shadows,
      * the fault handler), so paging's machinery is up even when it converts nothing itself. */
-    if ((aot_cfg.convert || aot_cfg.chains == AOT_CHAINS_SAFE) &&
-        aot_paging_init(err, sizeof(err)) != 0)
-        return aot_fail_init(err);
+    aot_agree((aot_cfg.convert || aot_cfg.chains == AOT_CHAINS_SAFE) &&
+              aot_paging_init(err, sizeof(err)) != 0, err);
 #else
     aot_cfg.convert = 0;
 #endif
@@ -164,7 +222,8 @@ int aot_runtime_start(int provided)
         aot_stats_start();      /* counts always; timing needs calls that do not overlap */
     AOT_LOG(1, "active: conversion %s (min %zu B), chains %s, collectives %s, thread level %d",
             aot_cfg.convert ? "on" : "off", aot_cfg.convert_min,
-            aot_cfg.chains == AOT_CHAINS_UNGUARDED ? "on (unguarded)" : aot_cfg.chains ? "on" : "off",
+            aot_cfg.chains == AOT_CHAINS_UNGUARDED ? "on (unguarded)"
+                                                   : aot_cfg.chains ? "on" : "off",
             aot_cfg.collectives ? "on" : "off", provided);
     aot_active = 1;
     return MPI_SUCCESS;
