@@ -315,28 +315,10 @@ static void aot_ch_tr_tables(struct aot_ch_text *t)
 
 /* ---------------------------------------------------------------- init / finalize */
 
-static int aot_ch_mkdirs(const char *dir)
-{
-    char path[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof(path))
-        return -1;
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] == '/' || path[i] == '\0') {
-            char c = path[i];
-            path[i] = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return -1;
-            path[i] = c;
-        }
-    }
-    return 0;
-}
-
 int aot_trace_init(char *err, size_t errlen)
 {
-    char path[4096];
+    char path[4200], name[64], why[4400];
+    int dirfd;
     unsigned char h[AOT_CH_TR_HEADER];
     uint32_t u32;
     int32_t i32;
@@ -345,15 +327,18 @@ int aot_trace_init(char *err, size_t errlen)
 
     if (!aot_cfg.trace_dir)
         return 0;
-    if (aot_ch_mkdirs(aot_cfg.trace_dir) != 0) {
-        snprintf(err, errlen, "AUTOOPT_TRACE=%s: cannot create the directory: %s",
-                 aot_cfg.trace_dir, strerror(errno));
+    /* safely: files.c (a directory others made first cannot redirect the file) */
+    dirfd = aot_dir_open(aot_cfg.trace_dir, 1, why, sizeof(why));
+    if (dirfd < 0) {
+        snprintf(err, errlen, "AUTOOPT_TRACE=%s", why);
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/rank-%05d.aottrace", aot_cfg.trace_dir, aot_world_rank);
-    aot_ch_tr_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    snprintf(name, sizeof(name), "rank-%05d.aottrace", aot_world_rank);
+    snprintf(path, sizeof(path), "%s/%s", aot_cfg.trace_dir, name);
+    aot_ch_tr_fd = aot_file_create(dirfd, aot_cfg.trace_dir, name, why, sizeof(why));
+    close(dirfd);
     if (aot_ch_tr_fd < 0) {
-        snprintf(err, errlen, "AUTOOPT_TRACE: %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "AUTOOPT_TRACE: %s", why);
         return -1;
     }
     aot_ch_tr_buf = aot_ch_alloc(AOT_CH_TR_BUF);

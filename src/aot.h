@@ -82,6 +82,22 @@ void aot_stats_add(int id, uint64_t n);
 /* Count one call that passed through, with its reason, against function id fn. */
 void aot_stats_pass(int fn, enum aot_pass_reason reason);
 
+/* ---------------------------------------------------------------- files (files.c) */
+
+/* The directory autoopt writes into: created (0700, with its parents) when create is set,
+ * opened without following a symbolic link, and refused when it belongs to another user or
+ * others may write into it without the sticky bit.  Returns a descriptor, or -1 with
+ * "DIR: reason" in err. */
+int aot_dir_open(const char *dir, int create, char *err, size_t errlen);
+/* DIR/NAME opened for writing relative to dirfd, never through a symbolic link, and emptied
+ * only once it is known to be a regular file of ours with one link.  -1 with a reason. */
+int aot_file_create(int dirfd, const char *dir, const char *name, char *err, size_t errlen);
+/* Writes path whole or not at all: emit() fills a new temporary file beside it, which is then
+ * renamed over path (a symbolic link there is replaced, not followed).  -1 with a reason. */
+#include <stdio.h>
+int aot_file_replace(const char *path, void (*emit)(FILE *f, void *arg), void *arg, char *err,
+                     size_t errlen);
+
 /* ---------------------------------------------------------------- trace hook */
 
 /* Trace events (the writer belongs to chains/, see docs/trace-format.md).  Subsystems call

@@ -180,6 +180,11 @@ static void aot_stats_json(const struct aot_stats_sum *s, FILE *f)
     fprintf(f, "\n  }\n}\n");
 }
 
+static void aot_stats_json_emit(FILE *f, void *arg)
+{
+    aot_stats_json(arg, f);
+}
+
 /* Collective over MPI_COMM_WORLD; called from MPI_Finalize before PMPI_Finalize. */
 void aot_stats_report(void)
 {
@@ -200,13 +205,10 @@ void aot_stats_report(void)
     if (aot_world_rank != 0)
         return;
     if (aot_cfg.stats_path) {
-        FILE *f = fopen(aot_cfg.stats_path, "w");
-        if (!f) {
-            aot_log(0, "AUTOOPT_STATS=%s: cannot write the file", aot_cfg.stats_path);
-            return;
-        }
-        aot_stats_json(&sum, f);
-        fclose(f);
+        char err[4400];
+        if (aot_file_replace(aot_cfg.stats_path, aot_stats_json_emit, &sum, err,
+                             sizeof(err)) != 0)
+            aot_log(0, "AUTOOPT_STATS=%s", err);
     } else {
         aot_stats_print(&sum, stderr);
     }
