@@ -46,12 +46,15 @@
         if (aot_cfg.convert) \
             return call; \
         aot_paging_settle(); \
-        aot_stats_pass(fn, AOT_PASS_DISABLED); \
+        aot_stats_pass(fn, aot_app_threads ? AOT_PASS_APP_THREADS : AOT_PASS_DISABLED); \
         return pmpi; \
     } while (0)
 #else
 #define AOT_P2P(call, pmpi, fn) \
-    do { aot_stats_pass(fn, AOT_PASS_DISABLED); return pmpi; } while (0)
+    do { \
+        aot_stats_pass(fn, aot_app_threads ? AOT_PASS_APP_THREADS : AOT_PASS_DISABLED); \
+        return pmpi; \
+    } while (0)
 #endif
 
 int aot_route_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)

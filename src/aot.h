@@ -65,7 +65,8 @@ void aot_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
     X(PROC_NULL,       "MPI_PROC_NULL peer") \
     X(UNSAFE,          "cannot be converted safely") \
     X(RESTRICTION,     "algorithm restriction rejected the call") \
-    X(NO_SUBSYSTEM,    "no optimization for this call")
+    X(NO_SUBSYSTEM,    "no optimization for this call") \
+    X(APP_THREADS,     "program runs threads of its own")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,
@@ -81,6 +82,22 @@ int aot_stats_register(const char *group, const char *name);
 void aot_stats_add(int id, uint64_t n);
 /* Count one call that passed through, with its reason, against function id fn. */
 void aot_stats_pass(int fn, enum aot_pass_reason reason);
+
+/* ---------------------------------------------------------------- threads (threads.c) */
+
+/* Nonzero (never cleared) once the program runs a thread of its own: started with
+ * pthread_create by the main thread outside any MPI call, or before MPI_Init.  From then on
+ * conversion and chains are off (aot_cfg.convert and aot_cfg.chains are cleared), and calls
+ * pass through with AOT_PASS_APP_THREADS. */
+extern volatile int aot_app_threads;
+extern int aot_app_threads_before_init;
+/* A subsystem registers the function that completes everything it has pending and removes
+ * every guard and probe; they run once, in the creating thread, before the thread exists. */
+void aot_on_app_thread(void (*quiesce)(void));
+/* Runs the registered functions and switches conversion and chains off (why: for the log). */
+void aot_app_threads_begin(const char *why);
+/* Records the main thread (MPI_Init's caller). */
+void aot_threads_start(void);
 
 /* ---------------------------------------------------------------- files (files.c) */
 

@@ -218,14 +218,24 @@ int aot_runtime_start(int provided)
 #else
     aot_cfg.convert = 0;
 #endif
+#ifdef AOT_HAVE_CHAINS
+    if (aot_cfg.chains)
+        aot_on_app_thread(aot_chains_finalize);
+#endif
+#ifdef AOT_HAVE_PAGING
+    aot_on_app_thread(aot_paging_finalize);    /* does nothing unless it was started */
+#endif
+    aot_threads_start();
     if (provided < MPI_THREAD_MULTIPLE)
         aot_stats_start();      /* counts always; timing needs calls that do not overlap */
+    aot_active = 1;
+    if (aot_app_threads_before_init && (aot_cfg.convert || aot_cfg.chains))
+        aot_app_threads_begin("the program ran a thread of its own before MPI_Init");
     AOT_LOG(1, "active: conversion %s (min %zu B), chains %s, collectives %s, thread level %d",
             aot_cfg.convert ? "on" : "off", aot_cfg.convert_min,
             aot_cfg.chains == AOT_CHAINS_UNGUARDED ? "on (unguarded)"
                                                    : aot_cfg.chains ? "on" : "off",
             aot_cfg.collectives ? "on" : "off", provided);
-    aot_active = 1;
     return MPI_SUCCESS;
 }
 
