@@ -105,9 +105,28 @@ static __thread struct aot_pg_step aot_pg_steps[AOT_PG_MAX_STEPS] __attribute__(
 static __thread int aot_pg_nsteps __attribute__((tls_model("initial-exec")));
 static __thread int aot_pg_segv_nest __attribute__((tls_model("initial-exec")));
 
+/* One line "autoopt[rank]: msg" on stderr, formatted without stdio (signal context). */
 static void aot_pg_say(const char *msg)
 {
-    syscall(SYS_write, 2, msg, strlen(msg));
+    char line[256], digits[16];
+    size_t n = 0, k = 0, m = strlen(msg);
+    unsigned r = aot_world_rank < 0 ? 0u : (unsigned) aot_world_rank;
+
+    do {
+        digits[k++] = (char) ('0' + r % 10);
+        r /= 10;
+    } while (r && k < sizeof(digits));
+    memcpy(line, "autoopt[", 8);
+    n = 8;
+    while (k)
+        line[n++] = digits[--k];
+    line[n++] = ']';
+    line[n++] = ':';
+    line[n++] = ' ';
+    if (m > sizeof(line) - n)
+        m = sizeof(line) - n;
+    memcpy(line + n, msg, m);
+    syscall(SYS_write, 2, line, n + m);
 }
 
 /* Delivers the signal to whatever handled it before autoopt, as the kernel would have. */
@@ -373,8 +392,13 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int
     if (!n)
         return 0;
     if (!program) {
-        aot_pg_say("autoopt: a pending converted buffer was touched inside MPI or autoopt "
-                   "(a signal handler?): treated as a real fault\n");
+        if ((pid_t) syscall(SYS_gettid) != aot_pg_main_tid)
+            aot_pg_say("a thread that is not MPI_Init's touched a pending converted buffer "
+                       "(a thread autoopt did not see start, such as one made by clone): "
+                       "treated as a real fault\n");
+        else
+            aot_pg_say("a pending converted buffer was touched inside an MPI call or autoopt "
+                       "(a signal handler?): treated as a real fault\n");
         return -1;
     }
     AOT_PG_COUNT(fault_waits, 1);
@@ -408,16 +432,25 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
             a.rep = 0;
         }
     }
+    program = aot_pg_from_program();
     if (!ours) {
+        /* The access starts at addr (or before it, on an open page) and covers at most the
+         * width of the instruction's memory operand (insn.c).  An instruction it does not
+         * model: the program waits as if it covered AOT_PG_WINDOW bytes, which is safe; MPI or
+         * another thread is judged by the byte it touched, so that its own data next to a
+         * pending buffer (MPICH's datatype object 32 bytes before a receive buffer) is never
+         * taken for that buffer. */
+        int width = aot_pg_insn_width((const unsigned char *) uc->uc_mcontext.gregs[REG_RIP]);
+        if (width <= 0)
+            width = program ? AOT_PG_WINDOW : 1;
         a.rep = 0;
         a.n = 1;
         a.lo[0] = (intptr_t) addr;
-        a.hi[0] = (intptr_t) addr + AOT_PG_WINDOW;
+        a.hi[0] = (intptr_t) addr + width;
         a.write[0] = write;
     }
 
     aot_pg_segv_nest++;
-    program = aot_pg_from_program();
     rc = aot_pg_wait_owners(&a, addr, program);
     if (rc < 0) {
         aot_pg_segv_nest--;
@@ -475,7 +508,7 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
         aot_pg_nsteps++;
         uc->uc_mcontext.gregs[REG_EFL] |= AOT_PG_TRAP_FLAG;
     } else {
-        aot_pg_say("autoopt: too many nested single steps\n");
+        aot_pg_say("too many nested single steps\n");
         aot_pg_segv_nest--;
         goto foreign;
     }

@@ -203,6 +203,9 @@ int aot_pg_step_charge(uintptr_t page, int *idx, int max);
  * MPI may be called (depth 0, or autoopt's own code). */
 void aot_pg_wait_slots(const int *idx, int n);
 /* Completes every pending request whose bytes meet [lo, hi) in a conflicting way. */
+/* insn.c: the bytes the memory operand of the x86-64 instruction at p covers, or 0 when the
+ * instruction is not one it models.  Pure; safe in signal context. */
+int aot_pg_insn_width(const unsigned char *p);
 int aot_pg_complete_range(intptr_t lo, intptr_t hi, int write);
 /* Completes every pending request with bytes on the pages of [lo, hi). */
 int aot_pg_complete_pages(intptr_t lo, intptr_t hi);
