@@ -24,6 +24,7 @@
  * Nothing happens in a constructor: mpiexec and programs that never call MPI_Init run with
  * LD_PRELOAD too; the real functions are looked up at the first call of any wrapper.
  */
+#include <aio.h>
 #include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -33,6 +34,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "paging.h"
@@ -66,7 +68,8 @@ size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FIL
     X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
     X(__fread_chk) X(__fread_unlocked_chk) X(getrandom) \
     X(process_vm_readv) X(process_vm_writev) \
-    X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mprotect) X(mmap) X(mmap64)
+    X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mprotect) X(mmap) X(mmap64) \
+    X(syscall) X(aio_read) X(aio_write) X(aio_read64) X(aio_write64) X(lio_listio) X(lio_listio64)
 
 static struct {
 #define AOT_X(name) __typeof__(name) *name;
@@ -312,6 +315,93 @@ AOT_PG_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, st
         return aot_pg_real.recvmmsg(fd, v, n, fl, t);
     aot_pg_mmsg_before(v, n, 1);
     return AOT_PG_REAL(recvmmsg)(fd, v, n, fl, t);
+}
+
+/*
+ * syscall(3): a program may call the kernel through libc's generic entry point instead of the
+ * named wrappers (syscall(SYS_write, fd, buf, n)).  The numbers that hand the kernel a buffer
+ * of the caller's get the same treatment as their named wrappers above; every other number goes
+ * straight through.  (An inline syscall instruction is not seen: docs/paging.md.)
+ */
+AOT_PG_EXPORT long syscall(long nr, ...)
+{
+    struct aot_pg_lift l = { 0, 0 };
+    long a[6], r;
+    va_list ap;
+
+    va_start(ap, nr);
+    for (int k = 0; k < 6; k++)
+        a[k] = va_arg(ap, long);
+    va_end(ap);
+    if (AOT_PG_FAST(syscall))
+        return aot_pg_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    switch (nr) {
+    case SYS_read: case SYS_pread64: case SYS_recvfrom:
+        aot_pg_before(a[1], a[1] + a[2], 1, &l);
+        break;
+    case SYS_write: case SYS_pwrite64: case SYS_sendto:
+        aot_pg_before(a[1], a[1] + a[2], 0, &l);
+        break;
+    case SYS_getrandom:
+        aot_pg_before(a[0], a[0] + a[1], 1, &l);
+        break;
+    case SYS_readv: case SYS_preadv: case SYS_preadv2: case SYS_process_vm_readv:
+        aot_pg_before_iov((const struct iovec *) a[1], (int) a[2], 1, &l);
+        break;
+    case SYS_writev: case SYS_pwritev: case SYS_pwritev2: case SYS_process_vm_writev:
+        aot_pg_before_iov((const struct iovec *) a[1], (int) a[2], 0, &l);
+        break;
+    case SYS_recvmsg: case SYS_sendmsg: {
+        const struct msghdr *m = (const struct msghdr *) a[1];
+        if (m)
+            aot_pg_before_iov(m->msg_iov, (int) m->msg_iovlen, nr == SYS_recvmsg, &l);
+        break;
+    }
+    default:
+        break;
+    }
+    r = AOT_PG_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    aot_pg_after(&l);
+    return r;
+}
+
+/*
+ * POSIX asynchronous I/O: glibc runs each request in a helper thread of its own, which reads or
+ * writes the buffer while the program goes on; no guard may be on its pages then, or later.
+ * The first such call is treated as the start of a program thread (src/threads.c): everything
+ * pending completes, its guards go, and conversion and chains stay off from then on.
+ */
+static void aot_pg_aio_seen(void)
+{
+    if (aot_tls.depth != 0)
+        return;
+    if (!aot_active)
+        aot_app_threads_before_init = 1;
+    else if (!aot_app_threads)
+        aot_app_threads_begin("the program uses POSIX asynchronous I/O (glibc's helper threads)");
+}
+
+#define AOT_PG_AIO(name, type) \
+    AOT_PG_EXPORT int name(type *cb) \
+    { \
+        aot_pg_aio_seen(); \
+        return AOT_PG_REAL(name)(cb); \
+    }
+AOT_PG_AIO(aio_read, struct aiocb)
+AOT_PG_AIO(aio_write, struct aiocb)
+AOT_PG_AIO(aio_read64, struct aiocb64)
+AOT_PG_AIO(aio_write64, struct aiocb64)
+
+AOT_PG_EXPORT int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev)
+{
+    aot_pg_aio_seen();
+    return AOT_PG_REAL(lio_listio)(mode, list, n, sev);
+}
+
+AOT_PG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int n, struct sigevent *sev)
+{
+    aot_pg_aio_seen();
+    return AOT_PG_REAL(lio_listio64)(mode, list, n, sev);
 }
 
 /* ---------------------------------------------------------------- allocator and mappings */
