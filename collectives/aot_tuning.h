@@ -17,6 +17,8 @@
 #include "aot_config.h"
 
 #define AOT_TUNING_VERSION 1
+/* The largest tuning file read (a decision map of thousands of rules is far below it). */
+#define AOT_TUNING_MAX_BYTES (16 << 20)
 #define AOT_TUNING_INF_RANKS INT_MAX      /* "inf" as the upper end of a ranks range */
 #define AOT_TUNING_INF_BYTES UINT64_MAX   /* "inf" as the upper end of a bytes range */
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "coll_internal.h"
 
@@ -165,38 +166,14 @@ static int aot_fail(struct aot_reader *rd, const char *fmt, ...)
     return -1;
 }
 
-/* An unsigned number with an optional binary suffix K, M or G, or "inf" (returns inf). */
+/* A byte count (aot_parse_size: the parser settings use too), or "inf" (returns inf). */
 static int aot_parse_u64(const char *s, size_t len, uint64_t inf, uint64_t *out)
 {
-    uint64_t v = 0, mult = 1;
-    size_t i = 0;
-
     if (len == 3 && memcmp(s, "inf", 3) == 0) {
         *out = inf;
         return 0;
     }
-    if (len == 0 || s[0] < '0' || s[0] > '9')
-        return -1;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (uint64_t) (s[i] - '0');
-    }
-    if (i + 1 == len) {
-        if (s[i] == 'K' || s[i] == 'k')
-            mult = 1ULL << 10;
-        else if (s[i] == 'M')
-            mult = 1ULL << 20;
-        else if (s[i] == 'G')
-            mult = 1ULL << 30;
-        else
-            return -1;
-        i++;
-    }
-    if (i != len || (mult > 1 && v > UINT64_MAX / mult))
-        return -1;
-    *out = v * mult;
-    return 0;
+    return aot_parse_size(s, len, out);
 }
 
 /* "<lo>-<hi>" */
@@ -246,13 +223,17 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
             end++;
         n = end - pos;
         rd->line++;
+        if (memchr(text + pos, '\0', n))
+            return aot_fail(rd, "a NUL byte in the line (a binary file?)");
+        /* a comment may be as long as it likes: only what comes before '#' is kept */
+        if ((hash = memchr(text + pos, '#', n)) != NULL)
+            n = (size_t) (hash - (text + pos));
         if (n >= sizeof(line))
-            return aot_fail(rd, "line longer than %zu characters", sizeof(line) - 1);
+            return aot_fail(rd, "line longer than %zu characters before any comment",
+                            sizeof(line) - 1);
         memcpy(line, text + pos, n);
         line[n] = '\0';
         pos = end + 1;
-        if ((hash = strchr(line, '#')) != NULL)
-            *hash = '\0';
         ntok = aot_split(line, tok);
         if (ntok == 0)
             continue;
@@ -380,10 +361,23 @@ int aot_tuning_slurp(const char *path, char **text, size_t *len, char *err, size
 {
     FILE *f = fopen(path, "r");
     size_t cap = 4096, n = 0;
+    struct stat st;
     char *buf;
 
     if (!f) {
         snprintf(err, errlen, "%s: cannot open the tuning file: %s", path, strerror(errno));
+        return -1;
+    }
+    /* /dev/zero or a pipe would be read until memory runs out */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        fclose(f);
+        return -1;
+    }
+    if (st.st_size > AOT_TUNING_MAX_BYTES) {
+        snprintf(err, errlen, "%s: %lld bytes, more than a tuning file may hold (%d MiB)", path,
+                 (long long) st.st_size, AOT_TUNING_MAX_BYTES >> 20);
+        fclose(f);
         return -1;
     }
     buf = malloc(cap);
@@ -392,6 +386,13 @@ int aot_tuning_slurp(const char *path, char **text, size_t *len, char *err, size
         n += got;
         if (n + 1 < cap)
             break;
+        if (n > AOT_TUNING_MAX_BYTES) {          /* it grew while being read */
+            snprintf(err, errlen, "%s: more than a tuning file may hold (%d MiB)", path,
+                     AOT_TUNING_MAX_BYTES >> 20);
+            free(buf);
+            fclose(f);
+            return -1;
+        }
         cap *= 2;
         char *nb = realloc(buf, cap);
         if (!nb) {

@@ -50,6 +50,12 @@ struct aot_config {
     const char *coll_force[AOT_COLL_NKINDS]; /* AUTOOPT_ALLREDUCE=name[:param=value] ... */
 };
 
+/* A byte count: digits, an optional K/M/G suffix (either case) and an optional B or iB; no sign,
+ * no blanks.  0, or -1 when s[0..len) is not one (number.c: the one parser for settings and
+ * files). */
+#include <stdint.h>
+int aot_parse_size(const char *s, size_t len, uint64_t *out);
+
 /* Returns the value of a variable or NULL (getenv in production). */
 typedef const char *(*aot_env_lookup)(const char *name, void *arg);
 

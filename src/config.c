@@ -115,32 +115,15 @@ static void aot_parse_int(struct aot_parser *p, const char *name, int *out, int 
 static void aot_parse_bytes(struct aot_parser *p, const char *name, size_t *out, size_t dflt)
 {
     const char *v = aot_get(p, name);
-    char *end;
-    unsigned long long x, mult = 1;
+    uint64_t x;
 
     *out = dflt;
     if (!v)
         return;
-    errno = 0;
-    if (v[0] == '-')
-        goto bad;
-    x = strtoull(v, &end, 10);
-    if (errno || end == v)
-        goto bad;
-    switch (*end) {
-    case 'k': case 'K': mult = 1ULL << 10; end++; break;
-    case 'm': case 'M': mult = 1ULL << 20; end++; break;
-    case 'g': case 'G': mult = 1ULL << 30; end++; break;
-    default: break;
-    }
-    if ((*end == 'i' || *end == 'B') && mult > 1)
-        end += (end[0] == 'i' && end[1] == 'B') ? 2 : 1;   /* 64KiB, 64KB */
-    if (*end != '\0' || x > SIZE_MAX / mult)
-        goto bad;
-    *out = (size_t) (x * mult);
-    return;
-bad:
-    aot_fail(p, name, v, "a byte count such as 4096, 64K or 1M");
+    if (aot_parse_size(v, strlen(v), &x) != 0 || x > SIZE_MAX)
+        aot_fail(p, name, v, "a byte count such as 4096, 64K or 1M");
+    else
+        *out = (size_t) x;
 }
 
 static const char *aot_parse_string(struct aot_parser *p, const char *name)

@@ -195,6 +195,44 @@ START_TEST(test_save_and_read)
 }
 END_TEST
 
+/* Issue 15, finding 8: one byte-count parser (2m and 2g as in settings), comments of any length,
+ * a NUL byte and a file that never ends are errors, not silence or an endless read. */
+START_TEST(test_input_hardening)
+{
+    struct aot_tuning t;
+    char err[512] = "", text[8192];
+    static const char nul[] = "autoopt-tuning 1\ncollective allreduce\nranks 1-4\n"
+                              "bytes 0-1k ring\0 native\n";
+
+    aot_tuning_init(&t);
+    ck_assert_msg(parse(&t, "autoopt-tuning 1\ncollective allreduce\nranks 1-4\n"
+                            "bytes 0-2m ring\nbytes 2097153-2g native\nbytes 2147483649-inf "
+                            "rabenseifner\n", err, sizeof(err)) == 0, "%s", err);
+    aot_tuning_free(&t);
+
+    {
+        char longc[3000];
+        memset(longc, 'c', sizeof(longc) - 1);
+        longc[sizeof(longc) - 1] = '\0';
+        snprintf(text, sizeof(text), "autoopt-tuning 1\n# %s\ncollective allreduce\n"
+                 "ranks 1-4\nbytes 0-inf ring # %s\n", longc, longc);
+    }
+    aot_tuning_init(&t);
+    ck_assert_msg(parse(&t, text, err, sizeof(err)) == 0, "%s", err);
+    aot_tuning_free(&t);
+
+    aot_tuning_init(&t);
+    ck_assert_int_eq(aot_tuning_parse(&t, nul, sizeof(nul) - 1, "t.tune", err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "t.tune:4: a NUL byte in the line (a binary file?)");
+    aot_tuning_free(&t);
+
+    aot_tuning_init(&t);
+    ck_assert_int_eq(aot_tuning_read(&t, "/dev/zero", err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "/dev/zero: not a regular file");
+    aot_tuning_free(&t);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 #define HEAD "autoopt-tuning 1\ncollective allreduce\nranks 1-4\n"
@@ -287,6 +325,7 @@ int main(void)
     int failed;
 
     tcase_add_test(tc, test_parse_example);
+    tcase_add_test(tc, test_input_hardening);
     tcase_add_test(tc, test_round_trip_text);
     tcase_add_test(tc, test_round_trip_registry);
     tcase_add_test(tc, test_save_and_read);

@@ -109,7 +109,8 @@ START_TEST(test_byte_suffixes)
         {"AUTOOPT_CONVERT_MIN=0", 0}, {"AUTOOPT_CONVERT_MIN=4096", 4096},
         {"AUTOOPT_CONVERT_MIN=1k", 1024}, {"AUTOOPT_CONVERT_MIN=2M", 2u << 20},
         {"AUTOOPT_CONVERT_MIN=1G", 1u << 30}, {"AUTOOPT_CONVERT_MIN=64KiB", 65536},
-        {"AUTOOPT_CONVERT_MIN=64KB", 65536},
+        {"AUTOOPT_CONVERT_MIN=64KB", 65536}, {"AUTOOPT_CONVERT_MIN=2m", 2u << 20},
+        {"AUTOOPT_CONVERT_MIN=1g", 1u << 30},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *env[] = {cases[i].v, NULL};
@@ -134,6 +135,10 @@ static const struct { const char *env, *msg; } bad_cases[] = {
     {"AUTOOPT_CONVERT_MIN=-5", "AUTOOPT_CONVERT_MIN=-5: expected a byte count such as 4096, 64K or 1M"},
     {"AUTOOPT_CONVERT_MIN=12X", "AUTOOPT_CONVERT_MIN=12X: expected a byte count such as 4096, 64K or 1M"},
     {"AUTOOPT_CONVERT_MIN=K", "AUTOOPT_CONVERT_MIN=K: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_CONVERT_MIN= -5", "AUTOOPT_CONVERT_MIN= -5: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_CONVERT_MIN= 5", "AUTOOPT_CONVERT_MIN= 5: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_CONVERT_MIN=18446744073709551616", "AUTOOPT_CONVERT_MIN=18446744073709551616: expected a byte count such as 4096, 64K or 1M"},
+    {"AUTOOPT_CONVERT_MIN=0x10", "AUTOOPT_CONVERT_MIN=0x10: expected a byte count such as 4096, 64K or 1M"},
     {"AUTOOPT_MAX_GUARDS=0", "AUTOOPT_MAX_GUARDS=0: expected an integer 1..1000000"},
     {"AUTOOPT_LEARN_TOUCH=x", "AUTOOPT_LEARN_TOUCH=x: expected an integer 0..1000"},
     {"AUTOOPT_CHAINS=2", "AUTOOPT_CHAINS=2: expected 0, 1 or unguarded"},
