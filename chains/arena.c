@@ -24,7 +24,7 @@ static void *aot_ch_free_list[AOT_CH_NCLASSES];
 
 static void *aot_ch_map(size_t n)
 {
-    void *p = (void *) syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+    void *p = (void *) aot_syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
@@ -81,7 +81,7 @@ void aot_ch_free(void *p, size_t n)
     if (n == 0)
         n = 1;
     if (n > AOT_CH_SMALL_MAX) {
-        syscall(SYS_munmap, p, aot_ch_round_pages(n));
+        aot_syscall(SYS_munmap, p, aot_ch_round_pages(n));
         return;
     }
     c = aot_ch_class(n < 16 ? 16 : n);

@@ -102,7 +102,7 @@ static void aot_ch_isolate(uintptr_t lo, uintptr_t hi)
             h = (h + 1) % (2 * AOT_CH_ISOLATE_MAX);
         if (aot_ch_isolated[h] == pn)
             continue;
-        if (syscall(SYS_madvise, (void *) page, (size_t) aot_ch_page,
+        if (aot_syscall(SYS_madvise, (void *) page, (size_t) aot_ch_page,
                     (pn & 1) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0) {
             aot_ch_isolated[h] = pn;
             aot_ch_nisolated++;
@@ -113,7 +113,7 @@ static void aot_ch_isolate(uintptr_t lo, uintptr_t hi)
 static int aot_ch_mprotect(uintptr_t lo, uintptr_t hi, int prot)
 {
     aot_ch_nmprotect++;
-    return (int) syscall(SYS_mprotect, (void *) lo, hi - lo, prot);
+    return (int) aot_syscall(SYS_mprotect, (void *) lo, hi - lo, prot);
 }
 
 uint64_t aot_ch_probe_syscalls(void)
@@ -140,7 +140,7 @@ static volatile pid_t aot_ch_lock_owner;
 
 static int aot_ch_lock(void)
 {
-    pid_t me = (pid_t) syscall(SYS_gettid), free_word = 0;
+    pid_t me = (pid_t) aot_syscall(SYS_gettid), free_word = 0;
     if (__atomic_load_n(&aot_ch_lock_owner, __ATOMIC_RELAXED) == me)
         return 0;
     while (!__atomic_compare_exchange_n(&aot_ch_lock_owner, &free_word, me, 0, __ATOMIC_ACQUIRE,
@@ -320,13 +320,13 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
     int saved_errno = errno;
     uintptr_t addr = (uintptr_t) si->si_addr;
 
-    if (si->si_code == SEGV_ACCERR && (pid_t) syscall(SYS_gettid) != aot_ch_main_tid &&
+    if (si->si_code == SEGV_ACCERR && (pid_t) aot_syscall(SYS_gettid) != aot_ch_main_tid &&
         ((aot_ch_probe_on && aot_ch_on_probe(addr)) || aot_ch_was_probed(addr))) {
         /* Another thread: at MPI_THREAD_SINGLE that is MPI's own (UCX's progress thread, whose
          * objects share heap pages with the program's buffers), never the program.  It must
          * not lift or arm probes behind the main thread's back: open just its page, and let
          * the phase count as touched (chains then stay conservative). */
-        syscall(SYS_mprotect, (void *) (addr & ~(aot_ch_page - 1)), (size_t) aot_ch_page,
+        aot_syscall(SYS_mprotect, (void *) (addr & ~(aot_ch_page - 1)), (size_t) aot_ch_page,
                 PROT_READ | PROT_WRITE);
         aot_ch_touched = 1;
         errno = saved_errno;
@@ -512,7 +512,7 @@ int aot_ch_probe_init(char *err, size_t errlen)
     size_t size = 0;
 
     aot_ch_page = (uintptr_t) sysconf(_SC_PAGESIZE);
-    aot_ch_main_tid = (pid_t) syscall(SYS_gettid);
+    aot_ch_main_tid = (pid_t) aot_syscall(SYS_gettid);
     if (pthread_getattr_np(pthread_self(), &a) == 0) {
         if (pthread_attr_getstack(&a, &addr, &size) == 0) {
             aot_ch_stk_lo = (uintptr_t) addr;

@@ -75,7 +75,7 @@ static void aot_ch_tr_write(const void *p, size_t n)
 {
     const char *c = p;
     while (n > 0 && !aot_ch_tr_failed) {
-        long w = syscall(SYS_write, aot_ch_tr_fd, c, n);
+        long w = aot_syscall(SYS_write, aot_ch_tr_fd, c, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {

@@ -98,13 +98,13 @@ static int aot_pg_maps_read(void)
             if (!aot_pg_maps_text)
                 return -1;
         }
-        fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        fd = aot_syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -1;
-        while ((n = syscall(SYS_read, (int) fd, aot_pg_maps_text + len,
+        while ((n = aot_syscall(SYS_read, (int) fd, aot_pg_maps_text + len,
                             aot_pg_maps_text_cap - 1 - len)) > 0)
             len += (size_t) n;
-        syscall(SYS_close, (int) fd);
+        aot_syscall(SYS_close, (int) fd);
         if (len + 1 >= aot_pg_maps_text_cap) {
             aot_pg_free(aot_pg_maps_text, aot_pg_maps_text_cap);
             aot_pg_maps_text = NULL;

@@ -126,7 +126,7 @@ static void aot_pg_say(const char *msg)
     if (m > sizeof(line) - n)
         m = sizeof(line) - n;
     memcpy(line + n, msg, m);
-    syscall(SYS_write, 2, line, n + m);
+    aot_syscall(SYS_write, 2, line, n + m);
 }
 
 /* Delivers the signal to whatever handled it before autoopt, as the kernel would have. */
@@ -377,7 +377,7 @@ static pid_t aot_pg_main_tid;
 
 static int aot_pg_from_program(void)
 {
-    return aot_tls.depth == 0 && (pid_t) syscall(SYS_gettid) == aot_pg_main_tid;
+    return aot_tls.depth == 0 && (pid_t) aot_syscall(SYS_gettid) == aot_pg_main_tid;
 }
 
 /* Owned bytes touched by the program: wait for their requests.  Returns 1 when it waited. */
@@ -392,7 +392,7 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int
     if (!n)
         return 0;
     if (!program) {
-        if ((pid_t) syscall(SYS_gettid) != aot_pg_main_tid)
+        if ((pid_t) aot_syscall(SYS_gettid) != aot_pg_main_tid)
             aot_pg_say("a thread that is not MPI_Init's touched a pending converted buffer "
                        "(a thread autoopt did not see start, such as one made by clone): "
                        "treated as a real fault\n");
@@ -606,7 +606,7 @@ static void aot_pg_find_locked_code(void)
 
 int aot_pg_handler_install(char *err, size_t errlen)
 {
-    aot_pg_main_tid = (pid_t) syscall(SYS_gettid);
+    aot_pg_main_tid = (pid_t) aot_syscall(SYS_gettid);
     aot_pg_find_locked_code();
     if (aot_pg_set(SIGSEGV, aot_pg_segv, &aot_pg_old_segv) != 0 ||
         aot_pg_set(SIGTRAP, aot_pg_trap, &aot_pg_old_trap) != 0) {

@@ -83,6 +83,12 @@ void aot_stats_add(int id, uint64_t n);
 /* Count one call that passed through, with its reason, against function id fn. */
 void aot_stats_pass(int fn, enum aot_pass_reason reason);
 
+/* ---------------------------------------------------------------- system calls (sys.c) */
+
+/* syscall(3) for autoopt's own use: the instruction itself, never the exported syscall wrapper
+ * (which may release probes or wait).  -1 and errno on failure.  Async-signal-safe. */
+long aot_syscall(long nr, ...);
+
 /* ---------------------------------------------------------------- threads (threads.c) */
 
 /* Nonzero (never cleared) once the program runs a thread of its own: started with

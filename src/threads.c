@@ -32,7 +32,7 @@ static pid_t aot_main_tid;
 
 void aot_threads_start(void)
 {
-    aot_main_tid = (pid_t) syscall(SYS_gettid);
+    aot_main_tid = (pid_t) aot_syscall(SYS_gettid);
 }
 
 void aot_on_app_thread(void (*quiesce)(void))
@@ -65,7 +65,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
     if (!real)
         real = (__typeof__(real)) dlsym(RTLD_NEXT, "pthread_create");
     if (aot_tls.depth == 0) {
-        pid_t tid = (pid_t) syscall(SYS_gettid);
+        pid_t tid = (pid_t) aot_syscall(SYS_gettid);
         if (aot_active && tid == aot_main_tid && !aot_app_threads)
             aot_app_threads_begin("the program started a thread of its own");
         else if (!aot_active && tid == getpid())
