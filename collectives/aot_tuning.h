@@ -34,6 +34,8 @@ struct aot_tuning_rule {
 struct aot_tuning {
     struct aot_tuning_rule *rules;
     size_t n, cap;
+    int sorted;                 /* rules in (collective, ranks_lo, bytes_lo) order: lookups
+                                 * search, else they scan */
 };
 
 void aot_tuning_init(struct aot_tuning *t);
@@ -42,7 +44,8 @@ void aot_tuning_free(struct aot_tuning *t);
 /* Adds one rule after checking it: an algorithm of that collective, a parameter in range,
  * non-empty ranges, and (within one collective) ranks ranges that are either identical or
  * disjoint and bytes ranges that do not overlap for the same ranks range.  0, or -1 with a
- * message in err. */
+ * message in err.  Each rule is compared with every earlier one: for tables of hundreds of
+ * rules built in memory; files are checked in O(n log n) by aot_tuning_parse. */
 int aot_tuning_add(struct aot_tuning *t, const struct aot_tuning_rule *r, char *err,
                    size_t errlen);
 

@@ -497,7 +497,9 @@ int aot_coll_init(char *err, size_t errlen)
         if (!aot_cfg.coll_force[k])
             continue;
         if (aot_coll_parse_choice(k, aot_cfg.coll_force[k], &c, msg, sizeof(msg)) != 0) {
-            snprintf(err, errlen, "%s=%s: %s", aot_coll_env_names[k], aot_cfg.coll_force[k], msg);
+            char q[AOT_QUOTE_LEN];
+            snprintf(err, errlen, "%s=%s: %s", aot_coll_env_names[k],
+                     aot_quote_str(aot_cfg.coll_force[k], q, sizeof(q)), msg);
             return -1;
         }
         aot_policy.forced[k] = c.alg;

@@ -56,6 +56,14 @@ struct aot_config {
 #include <stdint.h>
 int aot_parse_size(const char *s, size_t len, uint64_t *out);
 
+/* Input echoed in an error message (quote.c): printable ASCII kept, other bytes as C escapes
+ * (\n, \x1b), at most AOT_QUOTE_SHOWN characters of input and then "...".  A buffer of
+ * AOT_QUOTE_LEN always holds the whole result.  Returns buf. */
+#define AOT_QUOTE_SHOWN 64
+#define AOT_QUOTE_LEN (4 * AOT_QUOTE_SHOWN + 4)
+const char *aot_quote(const char *s, size_t n, char *buf, size_t len);
+const char *aot_quote_str(const char *s, char *buf, size_t len);
+
 /* Returns the value of a variable or NULL (getenv in production). */
 typedef const char *(*aot_env_lookup)(const char *name, void *arg);
 

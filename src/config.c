@@ -85,7 +85,9 @@ static void aot_fail(struct aot_parser *p, const char *name, const char *value, 
     if (p->failed)
         return;          /* report the first problem only */
     p->failed = 1;
-    snprintf(p->err, p->errlen, "%s=%s: expected %s", name, value, what);
+    char q[AOT_QUOTE_LEN];
+    snprintf(p->err, p->errlen, "%s=%s: expected %s", name, aot_quote_str(value, q, sizeof(q)),
+             what);
 }
 
 static void aot_parse_int(struct aot_parser *p, const char *name, int *out, int dflt,

@@ -174,9 +174,11 @@ int aot_runtime_start(int provided)
     if (aot_cfg.disable)
         return MPI_SUCCESS;                 /* pure pass-through: aot_active stays 0 */
     unknown = aot_config_unknown(environ);
-    if (unknown && aot_world_rank == 0)
+    if (unknown && aot_world_rank == 0) {
+        char q[AOT_QUOTE_LEN];
         aot_log(0, "warning: %s: unknown variable, ignored (see the README for the list)",
-                unknown);
+                aot_quote_str(unknown, q, sizeof(q)));
+    }
 
     if (provided > MPI_THREAD_SINGLE) {
         if (aot_cfg.convert || aot_cfg.chains)

@@ -281,6 +281,18 @@ START_TEST(test_errors)
          "communicator size decides)"},
         {"autoopt-tuning 1\ncollective barrier\nranks 1-inf\nbytes 0-inf tree:k=1\n",
          "t.tune:4: barrier tree:k=1: k must be an integer 2..1024"},
+        /* tokens are escaped in messages (a terminal escape sequence is not replayed) */
+        {HEAD "\033[2J\033]0;x\007 0-1 ring\n",
+         "t.tune:4: expected 'collective', 'ranks' or 'bytes', found '\\x1b[2J\\x1b]0;x\\x07'"},
+        {"autoopt-tuning 1\ncollective all\xffreduce\n",
+         "t.tune:2: unknown collective 'all\\xffreduce' (known: allreduce, bcast, reduce, "
+         "allgather, allgatherv, alltoall, alltoallv, barrier)"},
+        {HEAD "bytes 0-1 ring \001\n", "t.tune:4: unexpected '\\x01' after the algorithm"},
+        /* the overlap found by sorting names the later line and the earlier one */
+        {HEAD "bytes 100-200 ring\nbytes 300-400 ring\nbytes 150-160 native\n",
+         "t.tune:6: bytes 150-160 overlaps bytes 100-200 at line 4"},
+        {HEAD "bytes 0-inf ring\nranks 9-12\nbytes 0-inf ring\nranks 2-3\nbytes 0-inf ring\n",
+         "t.tune:7: ranks 2-3 overlaps ranks 1-4 at line 3"},
     };
 #undef HEAD
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -291,6 +303,110 @@ START_TEST(test_errors)
         ck_assert_str_eq(err, cases[i].msg);
         aot_tuning_free(&t);
     }
+}
+END_TEST
+
+/* A token of 3,000 characters: the message keeps file, line and reason, and shows the start of
+ * the token. */
+START_TEST(test_long_token)
+{
+    static char text[4096];
+    char err[512], want[512];
+    struct aot_tuning t;
+    int n = snprintf(text, sizeof(text), "autoopt-tuning 1\ncollective ");
+    memset(text + n, 'q', 900);
+    strcpy(text + n + 900, "\n");
+    aot_tuning_init(&t);
+    ck_assert_int_eq(parse(&t, text, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "t.tune:2: unknown collective '%.*s...' (known: allreduce, "
+             "bcast, reduce, allgather, allgatherv, alltoall, alltoallv, barrier)",
+             AOT_QUOTE_SHOWN, text + n);
+    ck_assert_str_eq(err, want);
+    aot_tuning_free(&t);
+}
+END_TEST
+
+/* 40,000 rules (four collectives x 100 ranks blocks x 100 bytes ranges), written in reverse
+ * order: the file parses (overlaps are checked in O(n log n); the quadratic check took 5.4 s),
+ * every lookup agrees with a scan of the same rules, and one overlapping rule is found with both
+ * of its lines. */
+static char *big_text(int overlap)
+{
+    static const char *const colls[][2] = {
+        {"allreduce", "ring"}, {"bcast", "binomial"}, {"reduce", "binomial"},
+        {"allgather", "ring"}};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "autoopt-tuning 1\n");
+    for (int c = 3; c >= 0; c--) {
+        fprintf(f, "collective %s\n", colls[c][0]);
+        for (int r = 99; r >= 0; r--) {
+            fprintf(f, "ranks %d-%d\n", 3 * r + 1, 3 * r + 3);
+            for (int b = 99; b >= 0; b--)
+                fprintf(f, "bytes %d-%d %s\n", 10 * b, 10 * b + 9,
+                        (b & 1) ? "native" : colls[c][1]);
+            if (overlap && c == 1 && r == 0)
+                fprintf(f, "bytes 995-1000 native\n");
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_many_rules)
+{
+    struct aot_tuning t, scan;
+    char err[512], *text = big_text(0);
+
+    aot_tuning_init(&t);
+    ck_assert_msg(parse(&t, text, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(t.n, 40000);
+    ck_assert_int_eq(t.sorted, 1);
+    scan = t;
+    scan.sorted = 0;                                 /* the same rules, looked up by a scan */
+    for (int kind = 0; kind < AOT_COLL_NKINDS; kind++) {
+        static const int ranks[] = {0, 1, 2, 3, 4, 5, 149, 150, 151, 152, 298, 299, 300, 301};
+        for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++)
+            for (uint64_t bytes = 0; bytes <= 1010; bytes += 3)
+                ck_assert_ptr_eq(aot_tuning_lookup(&t, kind, ranks[i], bytes),
+                                 aot_tuning_lookup(&scan, kind, ranks[i], bytes));
+    }
+    ck_assert_ptr_null(aot_tuning_lookup(&t, AOT_COLL_BCAST, 301, 5));
+    ck_assert_ptr_null(aot_tuning_lookup(&t, AOT_COLL_BCAST, 1, 1000));
+    ck_assert_int_eq(aot_tuning_lookup(&t, AOT_COLL_BCAST, 300, 989)->alg,
+                     find(AOT_COLL_BCAST, "binomial"));
+    ck_assert_int_eq(aot_tuning_lookup(&t, AOT_COLL_BCAST, 300, 999)->alg,
+                     find(AOT_COLL_BCAST, "native"));
+    aot_tuning_free(&t);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_many_rules_overlap)
+{
+    struct aot_tuning t;
+    char err[512], want[128], *text = big_text(1);
+    int line = 1, rule_line = 0;
+
+    /* the lines of "bytes 990-999" in the last bcast block and of the rule after it */
+    for (char *p = text; *p; p++) {
+        if (*p != '\n')
+            continue;
+        line++;
+        if (strncmp(p + 1, "collective allreduce", 20) == 0)
+            break;
+        if (strncmp(p + 1, "bytes 990-999 ", 14) == 0)
+            rule_line = line;
+    }
+    aot_tuning_init(&t);
+    ck_assert_int_eq(parse(&t, text, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "t.tune:%d: bytes 995-1000 overlaps bytes 990-999 at line %d",
+             rule_line + 100, rule_line);
+    ck_assert_str_eq(err, want);
+    aot_tuning_free(&t);
+    free(text);
 }
 END_TEST
 
@@ -327,6 +443,9 @@ int main(void)
     tcase_add_test(tc, test_parse_example);
     tcase_add_test(tc, test_input_hardening);
     tcase_add_test(tc, test_round_trip_text);
+    tcase_add_test(tc, test_long_token);
+    tcase_add_test(tc, test_many_rules);
+    tcase_add_test(tc, test_many_rules_overlap);
     tcase_add_test(tc, test_round_trip_registry);
     tcase_add_test(tc, test_save_and_read);
     tcase_add_test(tc, test_errors);

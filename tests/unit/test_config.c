@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,9 @@ static const struct { const char *env, *msg; } bad_cases[] = {
     {"AUTOOPT_SITE_DEPTH=17", "AUTOOPT_SITE_DEPTH=17: expected an integer 1..16"},
     {"AUTOOPT_COLLECTIVES=off", "AUTOOPT_COLLECTIVES=off: expected 0 or 1"},
     {"AUTOOPT_REPRODUCIBLE=3", "AUTOOPT_REPRODUCIBLE=3: expected 0 or 1"},
+    /* what the user typed is escaped, never echoed raw to the terminal */
+    {"AUTOOPT_VERBOSE=\033[2J\033[31mred", "AUTOOPT_VERBOSE=\\x1b[2J\\x1b[31mred: expected an integer 0..3"},
+    {"AUTOOPT_CHAINS=a\nb\\c\t\xff", "AUTOOPT_CHAINS=a\\nb\\\\c\\t\\xff: expected 0, 1 or unguarded"},
 };
 
 START_TEST(test_bad_value)
@@ -158,6 +162,46 @@ START_TEST(test_bad_value)
     char err[256];
     ck_assert_int_eq(parse(&c, err, env), -1);
     ck_assert_str_eq(err, bad_cases[_i].msg);
+}
+END_TEST
+
+/* A value of 5,000 characters: the message keeps the name and the reason, and shows the start
+ * of the value followed by "..." (before quoting, it filled the message buffer). */
+START_TEST(test_long_value)
+{
+    static char env0[5100];
+    const char *env[] = {env0, NULL};
+    struct aot_config c;
+    char err[512], want[512];
+    int n = snprintf(env0, sizeof(env0), "AUTOOPT_CONVERT_MIN=");
+    memset(env0 + n, '7', 5000);
+    env0[n + 5000] = 'x';
+    env0[n + 5001] = '\0';
+    ck_assert_int_eq(parse(&c, err, env), -1);
+    snprintf(want, sizeof(want), "AUTOOPT_CONVERT_MIN=%.*s...: expected a byte count such as "
+             "4096, 64K or 1M", AOT_QUOTE_SHOWN, env0 + n);
+    ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(test_quote)
+{
+    char buf[AOT_QUOTE_LEN], small[8];
+    char all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (char) i;
+    ck_assert_str_eq(aot_quote_str("plain text", buf, sizeof(buf)), "plain text");
+    ck_assert_str_eq(aot_quote("a\0b", 3, buf, sizeof(buf)), "a\\x00b");
+    /* every byte value: printable ASCII kept, each other byte 2 or 4 characters, cut at
+     * AOT_QUOTE_SHOWN input bytes; the result always fits AOT_QUOTE_LEN */
+    aot_quote(all + 128, 128, buf, sizeof(buf));
+    ck_assert_uint_eq(strlen(buf), 4 * AOT_QUOTE_SHOWN + 3);
+    ck_assert_str_eq(buf + 4 * AOT_QUOTE_SHOWN, "...");
+    for (const char *p = buf; *p; p++)
+        ck_assert(*p >= 0x20 && *p < 0x7f);
+    /* a small buffer is never overrun and stays terminated */
+    ck_assert_str_eq(aot_quote_str("abcdefghij", small, sizeof(small)), "abcd...");
+    ck_assert_str_eq(aot_quote_str("\033\033", small, sizeof(small)), "\\x1b...");
 }
 END_TEST
 
@@ -219,6 +263,8 @@ int main(void)
     tcase_add_test(tc, test_chain_modes);
     tcase_add_loop_test(tc, test_bad_value, 0, (int) (sizeof(bad_cases) / sizeof(bad_cases[0])));
     tcase_add_test(tc, test_first_error_wins);
+    tcase_add_test(tc, test_long_value);
+    tcase_add_test(tc, test_quote);
     tcase_add_test(tc, test_empty_is_unset);
     tcase_add_test(tc, test_unknown_names);
     tcase_add_test(tc, test_table_documents_every_variable);

@@ -136,6 +136,9 @@ def parse(t, data):
                      % (version, VERSION))
     if rsize != RECORD.size or hsize < HEADER.size:
         raise Damage(path, 12, "unexpected header or record size (%d, %d)" % (hsize, rsize))
+    if hsize > len(data):
+        raise Damage(path, 12, "header size %d is past the end of the %d-byte file"
+                     % (hsize, len(data)))
     t.rank, t.size, t.flags, t.site_depth = rank, size, flags, depth
     off = hsize
     while True:
@@ -422,10 +425,14 @@ def main(argv):
         elif a == "--chrome" and args:
             out_json = args.pop(0)
         elif a == "--top" and args:
+            v = args.pop(0)
             try:
-                top = int(args.pop(0))
+                top = int(v)
             except ValueError:
-                sys.stderr.write("autoopt-trace: --top needs a number\n")
+                top = 0
+            if top < 1:
+                sys.stderr.write("autoopt-trace: --top %r: expected a whole number of 1 or "
+                                 "more\n" % v)
                 return 2
         elif a == "--no-addr2line":
             a2l = False
@@ -454,7 +461,12 @@ def main(argv):
             status = 1
     summary(traces, top, a2l, sys.stdout)
     if out_json:
-        chrome(traces, out_json, a2l)
+        try:
+            chrome(traces, out_json, a2l)
+        except OSError as e:
+            sys.stderr.write("autoopt-trace: %s: cannot write the Chrome trace: %s\n"
+                             % (out_json, e.strerror))
+            return 2
         sys.stdout.write("\nChrome trace written to %s\n" % out_json)
     return status
 

@@ -102,6 +102,15 @@ import json
 ev = json.load(open(os.path.join(work, "out.json")))["traceEvents"]
 expect(sum(1 for e in ev if e.get("name") == "chain 0") == 14, "chrome: 7 chain slices per rank")
 
+# a Chrome file that cannot be written: one line naming it, exit status 2, no traceback
+rc, out, err = run("--chrome", "/nonexistent/dir/x.json", work)
+expect(rc == 2 and "/nonexistent/dir/x.json: cannot write the Chrome trace" in err
+       and "Traceback" not in err, "unwritable --chrome file reported in one line (%r)" % err)
+# --top must be a whole number of 1 or more
+for bad_top in ("-3", "0", "x"):
+    rc, out, err = run("--top", bad_top, work)
+    expect(rc == 2 and "--top" in err and "Traceback" not in err, "--top %s refused" % bad_top)
+
 # truncated: cut inside a record
 data = open(os.path.join(work, "rank-00001.aottrace"), "rb").read()
 cut = 64 + 32 * 40 + 11
@@ -120,6 +129,13 @@ open(os.path.join(work, "rank-00001.aottrace"), "wb").write(bytes(bad))
 rc, out, err = run(work)
 expect(rc == 1 and "offset %d: corrupt record (kind 77" % (64 + 32 * 5) in err,
        "corrupt record named with its offset")
+# a header size past the end of the file (was "truncated record (-1026083 of 32 bytes)")
+bad = bytearray(data)
+struct.pack_into("<I", bad, 12, 1026083 + len(data))
+open(os.path.join(work, "rank-00001.aottrace"), "wb").write(bytes(bad))
+rc, out, err = run(work)
+expect(rc == 1 and "offset 12: header size %d is past the end" % (1026083 + len(data)) in err,
+       "a header size past the end of the file named (%r)" % err)
 # not a trace at all
 open(os.path.join(work, "rank-00001.aottrace"), "wb").write(b"hello world, this is not a trace" * 3)
 rc, out, err = run(work)
