@@ -57,6 +57,7 @@
  * flag).  The page table of guard.c gives the same interval lookup (binary search in a sorted
  * array) from pages that are never guarded.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
@@ -127,6 +128,67 @@ static void aot_pg_say(const char *msg)
         m = sizeof(line) - n;
     memcpy(line + n, msg, m);
     aot_syscall(SYS_write, 2, line, n + m);
+}
+
+static void aot_pg_say_raw(const char *line, size_t n)
+{
+    aot_syscall(SYS_write, 2, line, n);
+}
+
+/* Appends "0x<hex>" to line at *n (async-signal-safe). */
+static void aot_pg_hex(char *line, size_t cap, size_t *n, uintptr_t v)
+{
+    char d[2 * sizeof(v)];
+    int k = 0;
+    do {
+        d[k++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v && k < (int) sizeof(d));
+    if (*n + 2 + (size_t) k >= cap)
+        return;
+    line[(*n)++] = '0';
+    line[(*n)++] = 'x';
+    while (k)
+        line[(*n)++] = d[--k];
+}
+
+static void aot_pg_str(char *line, size_t cap, size_t *n, const char *s)
+{
+    while (*s && *n + 1 < cap)
+        line[(*n)++] = *s++;
+}
+
+/* What was touched and by whom, on the line after a fatal "touched" message: the access, the
+ * instruction's address and the first owning request, for a bug report. */
+static void aot_pg_say_owner(uintptr_t lo, uintptr_t hi, int write, uintptr_t ip,
+                             const struct aot_pg_req *r)
+{
+    char line[256];
+    size_t n = 0;
+    aot_pg_str(line, sizeof(line), &n, write ? "  write [" : "  read [");
+    aot_pg_hex(line, sizeof(line), &n, lo);
+    aot_pg_str(line, sizeof(line), &n, ", ");
+    aot_pg_hex(line, sizeof(line), &n, hi);
+    aot_pg_str(line, sizeof(line), &n, ") at instruction ");
+    aot_pg_hex(line, sizeof(line), &n, ip);
+    {
+        /* dladdr is not async-signal-safe, but this process is about to die of the fault */
+        Dl_info di;
+        if (dladdr((void *) ip, &di) && di.dli_fname) {
+            const char *base = strrchr(di.dli_fname, '/');
+            aot_pg_str(line, sizeof(line), &n, " (");
+            aot_pg_str(line, sizeof(line), &n, base ? base + 1 : di.dli_fname);
+            aot_pg_str(line, sizeof(line), &n, "+");
+            aot_pg_hex(line, sizeof(line), &n, ip - (uintptr_t) di.dli_fbase);
+            aot_pg_str(line, sizeof(line), &n, ")");
+        }
+    }
+    aot_pg_str(line, sizeof(line), &n, r->kind == AOT_PG_SEND ? "; owner: send [" : "; owner: receive [");
+    aot_pg_hex(line, sizeof(line), &n, (uintptr_t) r->lo);
+    aot_pg_str(line, sizeof(line), &n, ", ");
+    aot_pg_hex(line, sizeof(line), &n, (uintptr_t) r->hi);
+    aot_pg_str(line, sizeof(line), &n, r->nfp > 1 ? ") in pieces\n" : ")\n");
+    aot_pg_say_raw(line, n);
 }
 
 /* Delivers the signal to whatever handled it before autoopt, as the kernel would have. */
@@ -381,7 +443,8 @@ static int aot_pg_from_program(void)
 }
 
 /* Owned bytes touched by the program: wait for their requests.  Returns 1 when it waited. */
-static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int program)
+static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int program,
+                              uintptr_t ip)
 {
     int idx[AOT_PG_MAX_OWNERS], n = 0;
 
@@ -399,6 +462,8 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int
         else
             aot_pg_say("a pending converted buffer was touched inside an MPI call or autoopt "
                        "(a signal handler?): treated as a real fault\n");
+        aot_pg_say_owner((uintptr_t) a->lo[0], (uintptr_t) a->hi[0], a->write[0], ip,
+                         &aot_pg_reqs[idx[0]]);
         return -1;
     }
     AOT_PG_COUNT(fault_waits, 1);
@@ -451,7 +516,7 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
     }
 
     aot_pg_segv_nest++;
-    rc = aot_pg_wait_owners(&a, addr, program);
+    rc = aot_pg_wait_owners(&a, addr, program, (uintptr_t) uc->uc_mcontext.gregs[REG_RIP]);
     if (rc < 0) {
         aot_pg_segv_nest--;
         goto foreign;

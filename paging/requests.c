@@ -359,11 +359,14 @@ static int aot_pg_conflicts(const struct aot_pg_req *r, intptr_t lo, intptr_t hi
     return aot_pg_ranges_meet(r->fp, r->nfp, lo, hi);
 }
 
+/* Only guarded requests own bytes for the fault handler: a request that is pending but not
+ * guarded (one being posted, whose PMPI_Pack reads its own buffer on a page another receive
+ * guards; a snapshot send) is not why the page faulted. */
 int aot_pg_owners(intptr_t lo, intptr_t hi, int write, int *idx, int max)
 {
     int n = 0;
     for (int i = 0; i < aot_pg_nslots; i++)
-        if (aot_pg_conflicts(&aot_pg_reqs[i], lo, hi, write)) {
+        if (aot_pg_reqs[i].guarded && aot_pg_conflicts(&aot_pg_reqs[i], lo, hi, write)) {
             if (n < max)
                 idx[n] = i;
             n++;
