@@ -13,6 +13,8 @@
  * free, realloc, reallocarray complete every request with bytes in the chunk (the allocator
  * may unmap it or write into it); munmap, mremap, madvise, mprotect and a fixed mmap complete
  * every request with bytes on the pages concerned and forget the cached /proc/self/maps.
+ * A sanitizer build (AOT_SANITIZED) leaves free, realloc and reallocarray to the sanitizer's
+ * allocator, which replaces glibc's and whose chunks this code cannot read (docs/testing.md).
  * fork: the parent completes everything before forking (the child then sees the data a
  * blocking call would have left), the child starts with no guards and no requests.
  *
@@ -335,6 +337,10 @@ static long aot_pg_syscall_plain(long nr, const long *a)
     return aot_pg_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* Six arguments are read whatever the caller passed, as the kernel reads six registers and as
+ * glibc's own syscall(3) does; the sixth comes from the caller's stack, so AddressSanitizer is
+ * told not to check these reads. */
+__attribute__((no_sanitize_address))
 AOT_PG_EXPORT long syscall(long nr, ...)
 {
     struct aot_pg_lift l = { 0, 0 };
@@ -427,6 +433,7 @@ AOT_PG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int n, st
 
 /* ---------------------------------------------------------------- allocator and mappings */
 
+#ifndef AOT_SANITIZED
 /* The chunk of p: malloc_usable_size reads its header, which faults harmlessly when guarded. */
 static void aot_pg_chunk_done(void *p)
 {
@@ -476,6 +483,8 @@ AOT_PG_EXPORT void *reallocarray(void *p, size_t m, size_t n)
     aot_pg_chunk_done(p);
     return AOT_PG_REAL(reallocarray)(p, m, n);
 }
+
+#endif /* AOT_SANITIZED */
 
 AOT_PG_EXPORT int munmap(void *a, size_t len)
 {

@@ -87,7 +87,13 @@ void aot_stats_pass(int fn, enum aot_pass_reason reason);
 
 /* syscall(3) for autoopt's own use: the instruction itself, never the exported syscall wrapper
  * (which may release probes or wait).  -1 and errno on failure.  Async-signal-safe. */
-long aot_syscall(long nr, ...);
+long aot_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+/* aot_syscall(SYS_write, fd, buf, n): the arguments not given are passed as 0 (a variadic
+ * function would read past the ones given). */
+#define AOT_SYSCALL_PICK(nr, a, b, c, d, e, f, ...)                                            \
+    aot_syscall6((long) (nr), (long) (a), (long) (b), (long) (c), (long) (d), (long) (e),       \
+                 (long) (f))
+#define aot_syscall(...) AOT_SYSCALL_PICK(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
 
 /* ---------------------------------------------------------------- threads (threads.c) */
 

@@ -11,19 +11,13 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 
 #include "aot.h"
 
-long aot_syscall(long nr, ...)
+long aot_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
-    long a[6], ret;
-    va_list ap;
+    long a[6] = {a0, a1, a2, a3, a4, a5}, ret;
 
-    va_start(ap, nr);
-    for (int k = 0; k < 6; k++)
-        a[k] = va_arg(ap, long);
-    va_end(ap);
 #if defined(__x86_64__)
     {
         register long r10 __asm__("r10") = a[3];
