@@ -39,6 +39,35 @@ function(aot_add_mpi_executable name)
   endforeach()
 endfunction()
 
+# Sanitizer build: mpiexec is not instrumented, so a preloaded libautoopt.so needs the
+# sanitizer runtimes ahead of it in LD_PRELOAD; MPICH and UCX keep memory to the end of the
+# process, so leak checking is off (docs/testing.md, "Sanitizers").
+set(AOT_SANITIZER_PRELOAD "")
+set(AOT_SANITIZER_ENV "")
+if(AUTOOPT_SANITIZE)
+  foreach(rt asan ubsan)
+    if((rt STREQUAL "asan" AND AUTOOPT_SANITIZE MATCHES "address")
+       OR (rt STREQUAL "ubsan" AND AUTOOPT_SANITIZE MATCHES "undefined"))
+      execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=lib${rt}.so
+                      OUTPUT_VARIABLE rtpath OUTPUT_STRIP_TRAILING_WHITESPACE)
+      list(APPEND AOT_SANITIZER_PRELOAD ${rtpath})
+    endif()
+  endforeach()
+  list(JOIN AOT_SANITIZER_PRELOAD ":" AOT_SANITIZER_PRELOAD)
+  set(AOT_SANITIZER_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allow_user_segv_handler=1"
+                        "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
+
+# What tests put in LD_PRELOAD for libautoopt.so and the yield-when-idle library (with the
+# sanitizer runtimes in front of them in a sanitizer build).
+if(AOT_SANITIZER_PRELOAD)
+  set(AOT_PRELOAD_LIB "${AOT_SANITIZER_PRELOAD}:$<TARGET_FILE:autoopt>")
+  set(AOT_PRELOAD_YIELD "${AOT_SANITIZER_PRELOAD}:$<TARGET_FILE:autoopt-yield>")
+else()
+  set(AOT_PRELOAD_LIB "$<TARGET_FILE:autoopt>")
+  set(AOT_PRELOAD_YIELD "$<TARGET_FILE:autoopt-yield>")
+endif()
+
 function(aot_add_mpi_test name)
   cmake_parse_arguments(T "WILL_FAIL" "NP;TIMEOUT;PASS_REGEX;FAIL_REGEX"
                         "COMMAND;MODES;ENV;LABELS" ${ARGN})
@@ -72,7 +101,10 @@ function(aot_add_mpi_test name)
         set(preload "$<TARGET_FILE:autoopt-yield>")
       endif()
     endif()
-    set(env ${T_ENV})
+    set(env ${T_ENV} ${AOT_SANITIZER_ENV})
+    if(preload AND AOT_SANITIZER_PRELOAD)
+      set(preload "${AOT_SANITIZER_PRELOAD}:${preload}")
+    endif()
     if(preload)
       list(APPEND env "LD_PRELOAD=${preload}")
     endif()

@@ -9,7 +9,7 @@
  *   bytes 0-2047 recursive_doubling
  *   bytes 2048-inf rabenseifner
  *   ranks 5-inf
- *   bytes 0-inf ring_n_barriers:n=3
+ *   bytes 0-inf ring
  *
  * One statement per line, leading blanks ignored.  Every error names the file, the line and
  * what was expected.  Pure C: no MPI (coll_run.c broadcasts the text from rank 0).

@@ -205,9 +205,9 @@ def parse_table(t, text, base):
                 t.complete = True
                 return
         except (IndexError, ValueError):
-            raise Damage(t.path, off, "malformed table line: %r" % line[:80])
+            raise Damage(t.path, off, "malformed table line: %s" % ascii(line[:80]))
         off += len(line.encode("utf-8")) + 1
-    raise Damage(t.path, off, "table ends without its 'end' line")
+    raise Damage(t.path, base + len(text.encode("utf-8")), "table ends without its 'end' line")
 
 
 # ---------------------------------------------------------------- source locations
@@ -431,8 +431,8 @@ def main(argv):
             except ValueError:
                 top = 0
             if top < 1:
-                sys.stderr.write("autoopt-trace: --top %r: expected a whole number of 1 or "
-                                 "more\n" % v)
+                sys.stderr.write("autoopt-trace: --top %s: expected a whole number of 1 or "
+                                 "more\n" % ascii(v))
                 return 2
         elif a == "--no-addr2line":
             a2l = False
