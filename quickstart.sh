@@ -3,25 +3,29 @@
 # demonstration or the whole test suite.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: ./quickstart.sh demo | test | build   [--no-install] [--werror]
+# usage: ./quickstart.sh demo | test | build   [--no-install] [--werror] [--no-sanitize]
 #   demo    install, build, run the ring and SOR examples natively and under autoopt
-#   test    install, build, run the whole test suite (ctest)
+#   test    install, build, run the whole test suite (ctest), then the sanitizer suite: a
+#           second build with AddressSanitizer and UndefinedBehaviorSanitizer (BUILD_DIR-sanitize,
+#           built while the first suite runs) and the tests that can run under it
+#           (docs/testing.md); --no-sanitize skips it
 #   build   install and build only
 # Environment: BUILD_DIR (default ./build), JOBS (default: number of cores).
 set -euo pipefail
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 what=${1:-}
 case "$what" in
 demo|test|build) shift ;;
 -h|--help) usage; exit 0 ;;
 *) echo "quickstart.sh: expected 'demo', 'test' or 'build' as the first argument (see --help)" >&2; exit 2 ;;
 esac
-install=1 werror=OFF
+install=1 werror=OFF sanitize=1
 for a in "$@"; do
     case "$a" in
     --no-install) install=0 ;;
     --werror) werror=ON ;;
+    --no-sanitize) sanitize=0 ;;
     *) echo "quickstart.sh: unknown option '$a' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -50,9 +54,27 @@ cmake --build "$build" -j "$jobs"
 case "$what" in
 build) ;;
 test)
+    sbuild=$build-sanitize slog=$build-sanitize.log
+    if [ "$sanitize" = 1 ]; then
+        echo "== building the sanitizer build in $sbuild while the suite runs (log: $slog)"
+        ( cmake -S "$here" -B "$sbuild" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOOPT_WERROR=$werror \
+                -DAUTOOPT_LTO=OFF -DAUTOOPT_SANITIZE=address,undefined &&
+          nice -n 10 cmake --build "$sbuild" -j "$jobs" ) > "$slog" 2>&1 &
+        spid=$!
+    fi
     echo "== running the test suite"
-    cd "$build"
-    ctest --output-on-failure --timeout 600 ;;
+    status=0
+    ( cd "$build" && ctest --output-on-failure --timeout 600 ) || status=1
+    if [ "$sanitize" = 1 ]; then
+        if ! wait "$spid"; then
+            tail -50 "$slog"
+            echo "quickstart.sh: the sanitizer build failed (log: $slog)" >&2
+            exit 1
+        fi
+        echo "== running the sanitizer suite (docs/testing.md, \"Sanitizers\")"
+        ( cd "$sbuild" && "$here/tests/sanitize.sh" ) || status=1
+    fi
+    exit $status ;;
 demo)
     exec "$build/bin/autoopt-demo" ;;
 esac

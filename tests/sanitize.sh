@@ -1,0 +1,26 @@
+#!/bin/bash
+# sanitize.sh: the test suite of a sanitizer build (-DAUTOOPT_SANITIZE=address,undefined), run
+# from its build directory.  docs/testing.md, "Sanitizers", says why each excluded test cannot
+# run under the sanitizers.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# usage: cd build-sanitize && ../tests/sanitize.sh [ctest options...]
+set -euo pipefail
+# Every sanitizer error ends the test; autoopt's fault handler must see SIGSEGV first.
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+opts=abort_on_error=1:allow_user_segv_handler=1
+# The unit tests and fuzz drivers, with leak checking.
+status=0
+ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" || status=1
+# Everything else that can run: MPICH, UCX and mpiexec keep memory to the end of the process,
+# so no leak report.  Excluded:
+#   tools (bench, validate, netcluster) and coll.bench: they start runs with their own
+#     LD_PRELOAD, without the sanitizer runtimes that an uninstrumented mpiexec needs first;
+#   install.consumer: builds a program against the installed, uninstrumented package;
+#   external (ScaLAPACK's BLACS tester): uninstrumented programs;
+#   native runs: they do not load autoopt;
+#   paging.false_sharing.stats: it counts faults, and instrumented code makes other accesses.
+ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
+    -LE "unit|fuzz|tools|install|external|native" \
+    -E "^coll\.bench$|^paging\.false_sharing\.stats$" "$@" || status=1
+exit $status
