@@ -182,7 +182,7 @@ int aot_tuning_add(struct aot_tuning *t, const struct aot_tuning_rule *r, char *
  */
 static int aot_tuning_finish(struct aot_tuning *t, int *line, char *err, size_t errlen)
 {
-    if (!t->sorted) {
+    if (!t->sorted && t->n > 1) {
         qsort(t->rules, t->n, sizeof(*t->rules), aot_rule_cmp);
         t->sorted = 1;
     }
@@ -335,6 +335,8 @@ static int aot_block_cmp(const void *a, const void *b)
 /* Ranks blocks of one collective must be disjoint: sorted, neighbours tell (O(n log n)). */
 static int aot_blocks_check(struct aot_blocks *bl, struct aot_reader *rd)
 {
+    if (bl->n < 2)
+        return 0;           /* (qsort may not be handed the NULL of an empty list) */
     qsort(bl->b, (size_t) bl->n, sizeof(*bl->b), aot_block_cmp);
     for (int i = 1; i < bl->n; i++) {
         const struct aot_block *x = &bl->b[i - 1], *y = &bl->b[i];
