@@ -144,6 +144,11 @@ int aot_coll_reproducible_default(enum aot_coll_kind kind, uint64_t bytes);
 
 /* ---------------------------------------------------------------- nested selection */
 
+/* Replaces the tuning table the decision reads (NULL: none).  For autoopt-tune, which fills it
+ * with the rules measured so far, so that a nested selection (the allgather inside an
+ * allreduce) runs the allgather that was measured best.  The table stays the caller's. */
+void aot_coll_set_tuning(const struct aot_tuning *t);
+
 /* Run the algorithm the policy selects for an allgather / alltoall made by another algorithm
  * (Rabenseifner variations, allgather-based allreduce) on the private communicator pcomm.
  * sbuf may be MPI_IN_PLACE. */

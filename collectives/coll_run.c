@@ -535,6 +535,11 @@ int aot_coll_init(char *err, size_t errlen)
     return 0;
 }
 
+void aot_coll_set_tuning(const struct aot_tuning *t)
+{
+    aot_policy.tuning = t;
+}
+
 void aot_coll_finalize(void)
 {
     if (aot_keyval != MPI_KEYVAL_INVALID) {

@@ -1,0 +1,131 @@
+/*
+ * aot_tune.h: the pure core of the empirical tuner (autoopt-tune, docs/tuning.md): statistics
+ * of repeated timings, the parameter search, the crossover search, pruning, the raw measurement
+ * file and the rules derived from a row of measurements.  No MPI calls and no global state, so
+ * that every part is unit-tested on synthetic timing tables (tests/unit/test_tune.c) and the
+ * online tuner can share it.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Every decision here is a function of its inputs alone.  The driver feeds it times that all
+ * ranks agree on (the maximum over ranks of each repetition), so every rank takes the same
+ * decisions in the same order without further communication.
+ */
+#ifndef AOT_TUNE_H_INCLUDED
+#define AOT_TUNE_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- estimates */
+
+/* The median of n repetition times and its 95 % confidence interval, distribution-free: the
+ * order statistics x(j) and x(k) around the median with j = floor(n/2 - 0.98 sqrt(n)) and
+ * k = ceil(n/2 + 1 + 0.98 sqrt(n)) (1-based, the normal approximation of the binomial(n, 1/2)
+ * quantiles), clamped to [1, n].  With fewer than 6 values the interval is [min, max]. */
+struct aot_tune_est {
+    double median, lo, hi;
+    int n;
+};
+
+/* Sorts x[0..n) in place and fills e.  n >= 1. */
+void aot_tune_estimate(double *x, int n, struct aot_tune_est *e);
+
+/* 1 when the interval's half-width (hi - lo) / 2 is at most tol * median. */
+int aot_tune_precise(const struct aot_tune_est *e, double tol);
+
+/* 1 when a is faster than b beyond doubt: a's whole interval lies below b's. */
+int aot_tune_surely_faster(const struct aot_tune_est *a, const struct aot_tune_est *b);
+
+/* Measured advantage of a over b, in percent of b's median: 100 * (b - a) / b. */
+double aot_tune_advantage(const struct aot_tune_est *a, const struct aot_tune_est *b);
+
+/* ---------------------------------------------------------------- parameter search */
+
+/*
+ * Golden-section search for the minimum of a function of an integer index i in [lo, hi] (the
+ * driver maps i to a parameter value on a log scale, e.g. 2^i bytes).  It assumes the times
+ * are unimodal in i; each step measures one new index and discards the part of the range that
+ * cannot hold the minimum; when the range holds at most 3 indices every one of them not yet
+ * measured is measured, and the best measured index is the answer.  It needs about
+ * 1.44 log2(hi - lo + 1) + 3 measurements instead of hi - lo + 1.
+ *
+ *   aot_tune_gss_init(&g, lo, hi);
+ *   while ((i = aot_tune_gss_next(&g)) >= lo)          (lo - 1: done)
+ *       aot_tune_gss_report(&g, i, time_of(i));
+ *   best = aot_tune_gss_best(&g);
+ *
+ * Indices may be reported out of the order asked (a cached measurement); reporting an index
+ * twice keeps the later time.
+ */
+#define AOT_TUNE_GSS_MAX 64        /* the largest range: hi - lo + 1 */
+struct aot_tune_gss {
+    int lo, hi;                    /* the whole range */
+    int a, b;                      /* the bracket still searched, inclusive */
+    double t[AOT_TUNE_GSS_MAX];    /* time of lo + k, valid where have[k] */
+    unsigned char have[AOT_TUNE_GSS_MAX];
+    int nmeasured;
+};
+/* 0, or -1 when the range is empty or wider than AOT_TUNE_GSS_MAX. */
+int aot_tune_gss_init(struct aot_tune_gss *g, int lo, int hi);
+/* The next index to measure, or lo - 1 when the search is over. */
+int aot_tune_gss_next(struct aot_tune_gss *g);
+void aot_tune_gss_report(struct aot_tune_gss *g, int i, double t);
+/* The measured index with the lowest time (the lowest index among equals); lo - 1 if none. */
+int aot_tune_gss_best(const struct aot_tune_gss *g);
+
+/* ---------------------------------------------------------------- crossover search */
+
+/*
+ * Binary search for the message size where the winner changes (the paper's step 4.2): the
+ * algorithm L wins at lo bytes, R at hi bytes.  Each step asks for one size between, on a log
+ * scale (the geometric mean, rounded to a whole byte), and is told which of the two won there.
+ * It stops when hi <= lo * (1 + resolution) or hi - lo <= 1.  The answer is the first size
+ * that goes to R: L keeps [.., cross - 1].
+ */
+struct aot_tune_bisect {
+    uint64_t lo, hi;               /* L won at lo, R at hi */
+    double resolution;
+};
+void aot_tune_bisect_init(struct aot_tune_bisect *b, uint64_t lo, uint64_t hi,
+                          double resolution);
+/* The next size to measure, or 0 when the search is over. */
+uint64_t aot_tune_bisect_next(const struct aot_tune_bisect *b);
+/* right_won: 1 when R was at least as fast as L at `bytes`. */
+void aot_tune_bisect_report(struct aot_tune_bisect *b, uint64_t bytes, int right_won);
+/* The first size given to R. */
+uint64_t aot_tune_bisect_cross(const struct aot_tune_bisect *b);
+
+/* ---------------------------------------------------------------- pruning */
+
+/* Whether a candidate may be skipped at a grid point between two measured neighbours: its
+ * time is more than `factor` times the best time at both of them.  A neighbour where the
+ * candidate was not measured (time <= 0) keeps it. */
+int aot_tune_pruned(double t_left, double best_left, double t_right, double best_right,
+                    double factor);
+
+/* ---------------------------------------------------------------- raw measurements */
+
+/*
+ * One line per measurement point of one candidate (docs/tuning.md, "The raw file"):
+ *
+ *   m <collective> <algorithm> <param> <ranks> <bytes> <median_us> <lo_us> <hi_us> <reps>
+ *
+ * e.g. "m bcast chain 16384 4 65536 41.2 40.8 41.9 12"; param is 0 for an algorithm without
+ * one.  The file starts with "autoopt-tune-raw 1" and '#' lines of context.
+ */
+#define AOT_TUNE_RAW_VERSION 1
+#define AOT_TUNE_NAME_MAX 48
+struct aot_tune_raw {
+    char coll[AOT_TUNE_NAME_MAX], alg[AOT_TUNE_NAME_MAX];
+    long param;
+    int ranks;
+    uint64_t bytes;
+    struct aot_tune_est est;
+};
+/* Writes the line (with its newline) into buf; the length, or -1 when it does not fit. */
+int aot_tune_raw_format(const struct aot_tune_raw *r, char *buf, size_t len);
+/* Parses one line without its newline.  0, or -1 with the reason in err
+ * ("expected 10 fields, found 7", "median_us: not a positive number"). */
+int aot_tune_raw_parse(const char *line, struct aot_tune_raw *r, char *err, size_t errlen);
+
+#endif /* AOT_TUNE_H_INCLUDED */

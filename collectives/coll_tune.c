@@ -1,0 +1,285 @@
+/*
+ * coll_tune.c: the pure core of the empirical tuner (aot_tune.h, docs/tuning.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aot_tune.h"
+
+/* ---------------------------------------------------------------- estimates */
+
+static int aot_tune_cmp(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+void aot_tune_estimate(double *x, int n, struct aot_tune_est *e)
+{
+    qsort(x, (size_t) n, sizeof(*x), aot_tune_cmp);
+    e->n = n;
+    e->median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    if (n < 6) {
+        e->lo = x[0];
+        e->hi = x[n - 1];
+        return;
+    }
+    /* 1-based ranks of the order statistics that bound the median with 95 % confidence */
+    double half = 0.98 * sqrt((double) n);
+    int j = (int) floor(n / 2.0 - half), k = (int) ceil(n / 2.0 + 1 + half);
+    if (j < 1)
+        j = 1;
+    if (k > n)
+        k = n;
+    e->lo = x[j - 1];
+    e->hi = x[k - 1];
+}
+
+int aot_tune_precise(const struct aot_tune_est *e, double tol)
+{
+    return (e->hi - e->lo) / 2 <= tol * e->median;
+}
+
+int aot_tune_surely_faster(const struct aot_tune_est *a, const struct aot_tune_est *b)
+{
+    return a->hi < b->lo;
+}
+
+double aot_tune_advantage(const struct aot_tune_est *a, const struct aot_tune_est *b)
+{
+    return b->median > 0 ? 100.0 * (b->median - a->median) / b->median : 0;
+}
+
+/* ---------------------------------------------------------------- parameter search */
+
+int aot_tune_gss_init(struct aot_tune_gss *g, int lo, int hi)
+{
+    if (hi < lo || hi - lo + 1 > AOT_TUNE_GSS_MAX)
+        return -1;
+    memset(g, 0, sizeof(*g));
+    g->lo = g->a = lo;
+    g->hi = g->b = hi;
+    return 0;
+}
+
+static int aot_tune_gss_have(const struct aot_tune_gss *g, int i)
+{
+    return g->have[i - g->lo];
+}
+
+/* The two interior probes of bracket [a, b] at the golden ratio, distinct when b - a >= 3. */
+static void aot_tune_gss_probes(int a, int b, int *c, int *d)
+{
+    const double r = 0.3819660112501051; /* 2 - golden ratio */
+    *c = a + (int) lround(r * (b - a));
+    *d = b - (int) lround(r * (b - a));
+    if (*c <= a)
+        *c = a + 1;
+    if (*d >= b)
+        *d = b - 1;
+    if (*d <= *c)
+        *d = *c + 1;
+}
+
+int aot_tune_gss_next(struct aot_tune_gss *g)
+{
+    for (;;) {
+        if (g->b - g->a <= 2) {
+            /* a bracket of at most 3 indices: measure what is left of it */
+            for (int i = g->a; i <= g->b; i++)
+                if (!aot_tune_gss_have(g, i))
+                    return i;
+            return g->lo - 1;
+        }
+        int c, d;
+        aot_tune_gss_probes(g->a, g->b, &c, &d);
+        if (!aot_tune_gss_have(g, c))
+            return c;
+        if (!aot_tune_gss_have(g, d))
+            return d;
+        /* both probes known: the minimum of a unimodal function lies in [a, d - 1] when
+         * c is at least as fast as d (ties keep the left), else in [c + 1, b] */
+        if (g->t[c - g->lo] <= g->t[d - g->lo])
+            g->b = d - 1;
+        else
+            g->a = c + 1;
+    }
+}
+
+void aot_tune_gss_report(struct aot_tune_gss *g, int i, double t)
+{
+    if (i < g->lo || i > g->hi)
+        return;
+    if (!g->have[i - g->lo])
+        g->nmeasured++;
+    g->have[i - g->lo] = 1;
+    g->t[i - g->lo] = t;
+}
+
+int aot_tune_gss_best(const struct aot_tune_gss *g)
+{
+    int best = g->lo - 1;
+    for (int i = g->lo; i <= g->hi; i++)
+        if (g->have[i - g->lo] && (best < g->lo || g->t[i - g->lo] < g->t[best - g->lo]))
+            best = i;
+    return best;
+}
+
+/* ---------------------------------------------------------------- crossover search */
+
+void aot_tune_bisect_init(struct aot_tune_bisect *b, uint64_t lo, uint64_t hi,
+                          double resolution)
+{
+    b->lo = lo;
+    b->hi = hi;
+    b->resolution = resolution;
+}
+
+uint64_t aot_tune_bisect_next(const struct aot_tune_bisect *b)
+{
+    if (b->hi <= b->lo + 1 || (double) b->hi <= (double) b->lo * (1 + b->resolution))
+        return 0;
+    uint64_t m = (uint64_t) llround(sqrt((double) b->lo * (double) b->hi));
+    if (b->lo == 0)
+        m = b->hi / 2;
+    if (m <= b->lo)
+        m = b->lo + 1;
+    if (m >= b->hi)
+        m = b->hi - 1;
+    return m;
+}
+
+void aot_tune_bisect_report(struct aot_tune_bisect *b, uint64_t bytes, int right_won)
+{
+    if (bytes <= b->lo || bytes >= b->hi)
+        return;
+    if (right_won)
+        b->hi = bytes;
+    else
+        b->lo = bytes;
+}
+
+uint64_t aot_tune_bisect_cross(const struct aot_tune_bisect *b)
+{
+    return b->hi;
+}
+
+/* ---------------------------------------------------------------- pruning */
+
+int aot_tune_pruned(double t_left, double best_left, double t_right, double best_right,
+                    double factor)
+{
+    if (t_left <= 0 || t_right <= 0 || best_left <= 0 || best_right <= 0)
+        return 0;
+    return t_left > factor * best_left && t_right > factor * best_right;
+}
+
+/* ---------------------------------------------------------------- raw measurements */
+
+int aot_tune_raw_format(const struct aot_tune_raw *r, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "m %s %s %ld %d %llu %.9g %.9g %.9g %d\n", r->coll, r->alg,
+                     r->param, r->ranks, (unsigned long long) r->bytes, r->est.median,
+                     r->est.lo, r->est.hi, r->est.n);
+    return n < 0 || (size_t) n >= len ? -1 : n;
+}
+
+static int aot_tune_num(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return errno || end == s || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+static int aot_tune_int(const char *s, long long lo, long long hi, long long *v)
+{
+    char *end;
+    if (*s == '-' || *s == '+' || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long u = strtoull(s, &end, 10);
+    if (errno || *end || u > (unsigned long long) hi || (long long) u < lo)
+        return -1;
+    *v = (long long) u;
+    return 0;
+}
+
+int aot_tune_raw_parse(const char *line, struct aot_tune_raw *r, char *err, size_t errlen)
+{
+    static const char *const what[] = {"tag", "collective", "algorithm", "param", "ranks",
+                                       "bytes", "median_us", "lo_us", "hi_us", "reps"};
+    char copy[512], *f[11], *save = NULL;
+    int nf = 0;
+    long long v;
+    double d[3];
+
+    if (strlen(line) >= sizeof(copy)) {
+        snprintf(err, errlen, "line longer than %zu characters", sizeof(copy) - 1);
+        return -1;
+    }
+    strcpy(copy, line);
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (nf == 11)
+            break;
+        f[nf++] = t;
+    }
+    if (nf != 10) {
+        snprintf(err, errlen, "expected 10 fields, found %s%d", nf == 11 ? "more than " : "",
+                 nf == 11 ? 10 : nf);
+        return -1;
+    }
+    if (strcmp(f[0], "m") != 0) {
+        snprintf(err, errlen, "expected 'm' as the first field");
+        return -1;
+    }
+    for (int i = 1; i <= 2; i++)
+        if (strlen(f[i]) >= AOT_TUNE_NAME_MAX) {
+            snprintf(err, errlen, "%s: longer than %d characters", what[i],
+                     AOT_TUNE_NAME_MAX - 1);
+            return -1;
+        }
+    snprintf(r->coll, sizeof(r->coll), "%s", f[1]);
+    snprintf(r->alg, sizeof(r->alg), "%s", f[2]);
+    if (aot_tune_int(f[3], 0, 1LL << 40, &v) != 0) {
+        snprintf(err, errlen, "param: not an integer 0..2^40");
+        return -1;
+    }
+    r->param = (long) v;
+    if (aot_tune_int(f[4], 1, 1 << 30, &v) != 0) {
+        snprintf(err, errlen, "ranks: not an integer 1..2^30");
+        return -1;
+    }
+    r->ranks = (int) v;
+    if (aot_tune_int(f[5], 0, 1LL << 62, &v) != 0) {
+        snprintf(err, errlen, "bytes: not an integer 0..2^62");
+        return -1;
+    }
+    r->bytes = (uint64_t) v;
+    for (int i = 0; i < 3; i++)
+        if (aot_tune_num(f[6 + i], &d[i]) != 0) {
+            snprintf(err, errlen, "%s: not a number >= 0", what[6 + i]);
+            return -1;
+        }
+    if (d[0] <= 0) {
+        snprintf(err, errlen, "median_us: not a positive number");
+        return -1;
+    }
+    if (d[1] > d[0] || d[2] < d[0]) {
+        snprintf(err, errlen, "the interval [lo_us, hi_us] does not hold the median");
+        return -1;
+    }
+    if (aot_tune_int(f[9], 1, 1 << 30, &v) != 0) {
+        snprintf(err, errlen, "reps: not an integer 1..2^30");
+        return -1;
+    }
+    r->est.median = d[0];
+    r->est.lo = d[1];
+    r->est.hi = d[2];
+    r->est.n = (int) v;
+    return 0;
+}

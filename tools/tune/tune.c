@@ -1,0 +1,1193 @@
+/*
+ * autoopt-tune: measures every algorithm of autoopt's collective repository, MPI's own
+ * included, on this machine, and writes the tuning file that autoopt then follows
+ * (docs/tuning.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ *   mpiexec.mpich -n 8 autoopt-tune -o cluster.tune
+ *   AUTOOPT_TUNING=cluster.tune LD_PRELOAD=libautoopt.so mpiexec.mpich -n 8 ./app
+ *
+ * One job measures everything: the algorithms are called directly (this program is linked
+ * with the repository), natives through PMPI_<Collective>.  Every decision is taken from
+ * times that all ranks share (each repetition's time is the maximum over the ranks), so all
+ * ranks walk the same search in the same order; rank 0 writes the files.
+ *
+ * The search, per collective and communicator size (the paper's steps 3 and 4, faster):
+ *   1. grid points: the powers of two in --sizes, the even-numbered ones first;
+ *   2. at each point, each algorithm with a parameter has its best value found by a
+ *      golden-section search over the parameter's values on a log scale (aot_tune_gss);
+ *   3. then every candidate that is not pruned (more than --prune times the best at both
+ *      neighbouring even points) is measured interleaved with the others, native included,
+ *      until every median's 95 % interval is within --tolerance or --max-reps is reached;
+ *   4. a point's choice is the fastest algorithm if its whole interval lies below native's,
+ *      else native;
+ *   5. where the choice changes between two grid points, a binary search on a log scale finds
+ *      the crossover size to --resolution (aot_tune_bisect).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aot_tune.h"
+#include "coll_internal.h"
+
+#define MAX_GRID 64
+#define MAX_CANDS 48
+#define MAX_COMMS 16
+#define MAX_VALUES 64
+
+/* ---------------------------------------------------------------- options */
+
+struct opts {
+    const char *out, *raw;
+    int colls[AOT_COLL_NKINDS], ncolls;
+    uint64_t lo, hi;
+    int comm_sizes[MAX_COMMS], ncomm;
+    double budget, tolerance, prune, resolution, target_us;
+    int min_reps, max_reps, resume, quiet;
+    char cmdline[1024];
+};
+
+static struct opts o;
+static int world_rank, world_size;
+static double t_start;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"NAME\n"
+"    autoopt-tune - measure autoopt's collective algorithms on this machine and write a\n"
+"    tuning file\n"
+"\n"
+"SYNOPSIS\n"
+"    mpiexec.mpich -n N autoopt-tune [options] -o FILE\n"
+"\n"
+"DESCRIPTION\n"
+"    Runs every algorithm of autoopt's repository and MPI's own collective at each message\n"
+"    size, on the ranks it is started with, and writes a tuning file that names, for each\n"
+"    collective, communicator size and message size, the fastest algorithm, or native where\n"
+"    no algorithm is faster than MPI's own beyond the measuring error. Use the file with\n"
+"    AUTOOPT_TUNING=FILE. The method is in docs/tuning.md.\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output FILE    the tuning file to write (default autoopt.tune); written to a\n"
+"                         temporary file and renamed into place when complete\n"
+"    --coll LIST          collectives to tune, comma-separated (default: all eight:\n"
+"                         allreduce,bcast,reduce,allgather,allgatherv,alltoall,alltoallv,\n"
+"                         barrier)\n"
+"    --sizes LO-HI        message sizes in bytes, K/M suffixes (default 1-1M); the grid is\n"
+"                         the powers of two in the range, as autoopt-bench-coll counts\n"
+"                         bytes (docs/tuning-format.md, \"What bytes means\")\n"
+"    --comm-sizes LIST    communicator sizes, comma-separated (default: the job's size);\n"
+"                         a smaller size is measured on the first ranks of the job\n"
+"    --budget SECONDS     stop measuring after this long; the file covers what was\n"
+"                         measured and the run says what it skipped (default: no limit)\n"
+"    --raw FILE           append every measurement to FILE as it is taken\n"
+"                         (docs/tuning.md, \"The raw file\")\n"
+"    --resume             with --raw: take the measurements already in FILE instead of\n"
+"                         measuring them again (after a run was stopped)\n"
+"    --tolerance F        stop repeating when every median's 95 %% interval is within\n"
+"                         +-F of it (default 0.03)\n"
+"    --min-reps N         repetitions before the first check (default 7)\n"
+"    --max-reps N         repetitions at most (default 31)\n"
+"    --prune F            skip an algorithm at a point where it was more than F times\n"
+"                         slower than the best at both neighbouring points (default 2)\n"
+"    --resolution F       crossover search stops within a factor 1+F (default 0.1)\n"
+"    --quiet              no progress output\n"
+"    -h, --help           this text\n"
+"\n"
+"OUTPUT\n"
+"    Rank 0 shows progress on stderr (a bar with the collective, size and ETA on a\n"
+"    terminal, one line per point otherwise). Exit status 0 on success, 1 on a failure\n"
+"    (named on one line), 2 for a bad command line.\n"
+"\n"
+"EXAMPLE\n"
+"    mpiexec.mpich -n 4 autoopt-tune --coll allreduce,bcast --budget 120 -o shm.tune\n"
+"    AUTOOPT_TUNING=shm.tune LD_PRELOAD=libautoopt.so mpiexec.mpich -n 4 ./app\n");
+}
+
+/* A failure every rank reaches alike (a bad raw file, which every rank parses): rank 0 names
+ * it, every rank finalizes and exits 1. */
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    if (world_rank == 0) {
+        fprintf(stderr, "autoopt-tune: ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    MPI_Finalize();
+    exit(1);
+}
+
+/* A failure of one rank (a file rank 0 writes, a failed call): it names itself and ends the
+ * job. */
+static void die_one(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "autoopt-tune[%d]: ", world_rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static void bad_option(const char *fmt, ...)
+{
+    va_list ap;
+    if (world_rank == 0) {
+        fprintf(stderr, "autoopt-tune: ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, " (see --help)\n");
+    }
+    MPI_Finalize();
+    exit(2);
+}
+
+static int parse_bytes(const char *s, uint64_t *v)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    uint64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1024ull * 1024 * 1024, end++;
+    if (errno || *end || x > (1ull << 40) / mul)
+        return -1;
+    *v = x * mul;
+    return 0;
+}
+
+static double parse_double(const char *name, const char *s, double lo, double hi)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        bad_option("%s '%s': expected a number from %g to %g", name, s, lo, hi);
+    return v;
+}
+
+static void parse_options(int argc, char **argv)
+{
+    size_t off = 0;
+    o.out = "autoopt.tune";
+    o.lo = 1;
+    o.hi = 1 << 20;
+    o.tolerance = 0.03;
+    o.prune = 2;
+    o.resolution = 0.1;
+    o.min_reps = 7;
+    o.max_reps = 31;
+    o.target_us = 1000;
+    for (int i = 0; i < argc && off < sizeof(o.cmdline); i++)
+        off += (size_t) snprintf(o.cmdline + off, sizeof(o.cmdline) - off, "%s%s",
+                                 i ? " " : "", argv[i]);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDS_VALUE() do { if (!v) bad_option("%s needs a value", a); i++; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (world_rank == 0)
+                usage(stdout);
+            MPI_Finalize();
+            exit(0);
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEEDS_VALUE();
+            o.out = v;
+        } else if (!strcmp(a, "--raw")) {
+            NEEDS_VALUE();
+            o.raw = v;
+        } else if (!strcmp(a, "--resume")) {
+            o.resume = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            o.quiet = 1;
+        } else if (!strcmp(a, "--coll")) {
+            NEEDS_VALUE();
+            char buf[256], *save = NULL;
+            snprintf(buf, sizeof(buf), "%s", v);
+            o.ncolls = 0;
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int k = aot_coll_find_kind(t, strlen(t));
+                if (k < 0)
+                    bad_option("--coll: unknown collective '%s' (known: allreduce, bcast, "
+                               "reduce, allgather, allgatherv, alltoall, alltoallv, barrier)", t);
+                for (int j = 0; j < o.ncolls; j++)
+                    if (o.colls[j] == k)
+                        bad_option("--coll: '%s' given twice", t);
+                o.colls[o.ncolls++] = k;
+            }
+            if (!o.ncolls)
+                bad_option("--coll needs at least one collective");
+        } else if (!strcmp(a, "--sizes")) {
+            NEEDS_VALUE();
+            char buf[64];
+            snprintf(buf, sizeof(buf), "%s", v);
+            char *dash = strchr(buf, '-');
+            if (!dash)
+                bad_option("--sizes '%s': expected LO-HI, e.g. 1-1M", v);
+            *dash = '\0';
+            if (parse_bytes(buf, &o.lo) || parse_bytes(dash + 1, &o.hi) || o.lo > o.hi
+                || o.hi == 0)
+                bad_option("--sizes '%s': expected LO-HI with 0 <= LO <= HI <= 1T, e.g. 1-1M", v);
+        } else if (!strcmp(a, "--comm-sizes")) {
+            NEEDS_VALUE();
+            char buf[256], *save = NULL, *end;
+            snprintf(buf, sizeof(buf), "%s", v);
+            o.ncomm = 0;
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                long s = strtol(t, &end, 10);
+                if (*end || end == t || s < 2 || s > world_size)
+                    bad_option("--comm-sizes: '%s' is not a size from 2 to the job's %d ranks",
+                               t, world_size);
+                if (o.ncomm == MAX_COMMS)
+                    bad_option("--comm-sizes: at most %d sizes", MAX_COMMS);
+                for (int j = 0; j < o.ncomm; j++)
+                    if (o.comm_sizes[j] == s)
+                        bad_option("--comm-sizes: %ld given twice", s);
+                o.comm_sizes[o.ncomm++] = (int) s;
+            }
+        } else if (!strcmp(a, "--budget")) {
+            NEEDS_VALUE();
+            o.budget = parse_double("--budget", v, 1, 1e7);
+        } else if (!strcmp(a, "--tolerance")) {
+            NEEDS_VALUE();
+            o.tolerance = parse_double("--tolerance", v, 0.001, 1);
+        } else if (!strcmp(a, "--prune")) {
+            NEEDS_VALUE();
+            o.prune = parse_double("--prune", v, 1, 1000);
+        } else if (!strcmp(a, "--resolution")) {
+            NEEDS_VALUE();
+            o.resolution = parse_double("--resolution", v, 0, 1);
+        } else if (!strcmp(a, "--min-reps")) {
+            NEEDS_VALUE();
+            o.min_reps = (int) parse_double("--min-reps", v, 3, 1000);
+        } else if (!strcmp(a, "--max-reps")) {
+            NEEDS_VALUE();
+            o.max_reps = (int) parse_double("--max-reps", v, 3, 1000);
+        } else {
+            bad_option("unknown option '%s'", a);
+        }
+#undef NEEDS_VALUE
+    }
+    if (o.max_reps < o.min_reps)
+        bad_option("--max-reps %d is below --min-reps %d", o.max_reps, o.min_reps);
+    if (o.resume && !o.raw)
+        bad_option("--resume needs --raw FILE");
+    if (!o.ncolls) {
+        /* the building blocks first: the allreduce variations select an allgather/alltoall */
+        static const int order[] = {AOT_COLL_BARRIER, AOT_COLL_ALLGATHER, AOT_COLL_ALLTOALL,
+                                    AOT_COLL_ALLGATHERV, AOT_COLL_ALLTOALLV, AOT_COLL_BCAST,
+                                    AOT_COLL_REDUCE, AOT_COLL_ALLREDUCE};
+        for (size_t j = 0; j < sizeof(order) / sizeof(order[0]); j++)
+            o.colls[o.ncolls++] = order[j];
+    }
+    if (!o.ncomm)
+        o.comm_sizes[o.ncomm++] = world_size;
+}
+
+/* ---------------------------------------------------------------- raw file */
+
+struct rawset {
+    struct aot_tune_raw *r;
+    size_t n, cap;
+};
+static struct rawset known;      /* from --resume */
+static FILE *rawf;
+static char setup_line[512];     /* "# setup ..." : what the measurements were taken on */
+
+static const struct aot_tune_raw *raw_find(const char *coll, const char *alg, long param,
+                                           int ranks, uint64_t bytes)
+{
+    for (size_t i = known.n; i-- > 0;) {
+        const struct aot_tune_raw *r = &known.r[i];
+        if (r->param == param && r->ranks == ranks && r->bytes == bytes
+            && !strcmp(r->alg, alg) && !strcmp(r->coll, coll))
+            return r;
+    }
+    return NULL;
+}
+
+static void raw_keep(const struct aot_tune_raw *r)
+{
+    if (known.n == known.cap) {
+        known.cap = known.cap ? 2 * known.cap : 256;
+        known.r = realloc(known.r, known.cap * sizeof(*known.r));
+        if (!known.r)
+            die("out of memory");
+    }
+    known.r[known.n++] = *r;
+}
+
+/* Rank 0 reads the raw file and broadcasts it; every rank parses the same text. */
+static void raw_load(void)
+{
+    char *text = NULL, err[256] = "";
+    long len = 0;
+
+    if (world_rank == 0) {
+        FILE *f = fopen(o.raw, "r");
+        if (f && !o.resume) {
+            snprintf(err, sizeof(err), "%s exists: give --resume to continue it, or name "
+                     "another --raw file", o.raw);
+            fclose(f);
+            f = NULL;
+            len = -1;
+        } else if (!f && errno != ENOENT) {
+            snprintf(err, sizeof(err), "%s: %s", o.raw, strerror(errno));
+            len = -1;
+        } else if (f) {
+            size_t cap = 1 << 16, n = 0, got;
+            text = malloc(cap);
+            while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+                n += got;
+                if (n + 1 == cap)
+                    text = realloc(text, cap *= 2);
+            }
+            fclose(f);
+            len = text ? (long) n : -1;
+            if (!text)
+                snprintf(err, sizeof(err), "%s: out of memory", o.raw);
+        }
+    }
+    PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (len < 0) {
+        PMPI_Bcast(err, sizeof(err), MPI_CHAR, 0, MPI_COMM_WORLD);
+        die("%s", err);
+    }
+    if (world_rank != 0)
+        text = malloc((size_t) len + 1);
+    if (!text && len > 0)
+        die("out of memory");
+    if (len > 0)
+        PMPI_Bcast(text, (int) len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (len <= 0) {
+        free(text);
+        return;
+    }
+    text[len] = '\0';
+
+    int lineno = 0, saw_setup = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        lineno++;
+        if (!next) {
+            /* the last line of a run that was stopped mid-write: measured again */
+            if (world_rank == 0 && !o.quiet)
+                fprintf(stderr, "autoopt-tune: %s:%d: incomplete last line ignored\n", o.raw,
+                        lineno);
+            break;
+        }
+        *next++ = '\0';
+        if (lineno == 1) {
+            if (strcmp(line, "autoopt-tune-raw 1") != 0)
+                die("%s:1: expected 'autoopt-tune-raw 1': not a raw file of autoopt-tune",
+                    o.raw);
+            continue;
+        }
+        if (!strncmp(line, "# setup ", 8)) {
+            if (strcmp(line, setup_line) != 0)
+                die("%s:%d: measured on another setup:\n  file: %s\n  this job: %s\n"
+                    "use another --raw file", o.raw, lineno, line, setup_line);
+            saw_setup = 1;
+            continue;
+        }
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        struct aot_tune_raw r;
+        if (aot_tune_raw_parse(line, &r, err, sizeof(err)) != 0)
+            die("%s:%d: %s", o.raw, lineno, err);
+        int k = aot_coll_find_kind(r.coll, strlen(r.coll));
+        if (k < 0 || aot_coll_find(k, r.alg, strlen(r.alg)) < 0)
+            die("%s:%d: unknown collective or algorithm '%s %s'", o.raw, lineno, r.coll, r.alg);
+        raw_keep(&r);
+    }
+    if (!saw_setup && known.n)
+        die("%s: no '# setup' line: not written by this autoopt-tune", o.raw);
+    free(text);
+}
+
+static void raw_open(void)
+{
+    if (world_rank != 0 || !o.raw)
+        return;
+    rawf = fopen(o.raw, "a");
+    if (!rawf)
+        die_one("%s: %s", o.raw, strerror(errno));
+    {
+        if (ftell(rawf) == 0) {
+            time_t now = time(NULL);
+            char date[64];
+            strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %z", localtime(&now));
+            fprintf(rawf, "autoopt-tune-raw 1\n%s\n# date %s\n# command %s\n"
+                    "# m <collective> <algorithm> <param> <ranks> <bytes> <median_us> "
+                    "<lo_us> <hi_us> <reps>\n", setup_line, date, o.cmdline);
+        }
+    }
+    fflush(rawf);
+}
+
+static void raw_append(const struct aot_tune_raw *r)
+{
+    char line[512];
+    if (!rawf)
+        return;
+    if (aot_tune_raw_format(r, line, sizeof(line)) > 0) {
+        fputs(line, rawf);
+        fflush(rawf);
+    }
+}
+
+/* ---------------------------------------------------------------- the setup */
+
+static int nhosts, per_host;
+static char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+
+static void describe_setup(void)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = "", *all;
+    int len;
+    PMPI_Get_processor_name(name, &len);
+    all = calloc((size_t) world_size, MPI_MAX_PROCESSOR_NAME);
+    if (!all)
+        die("out of memory");
+    PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                   MPI_COMM_WORLD);
+    nhosts = 0;
+    for (int i = 0; i < world_size; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strcmp(all + (size_t) i * MPI_MAX_PROCESSOR_NAME,
+                           all + (size_t) j * MPI_MAX_PROCESSOR_NAME);
+        nhosts += !seen;
+    }
+    free(all);
+    per_host = (world_size + nhosts - 1) / nhosts;
+    PMPI_Get_library_version(mpi_version, &len);
+    /* the first line of the version string: "MPICH Version:  4.0.2" */
+    char *nl = strchr(mpi_version, '\n');
+    if (nl)
+        *nl = '\0';
+    for (char *c = mpi_version; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+    const char *tls = getenv("UCX_TLS");
+    snprintf(setup_line, sizeof(setup_line),
+             "# setup ranks=%d hosts=%d ranks-per-host=%d mpi=\"%.200s\" UCX_TLS=%.100s", world_size,
+             nhosts, per_host, mpi_version, tls ? tls : "(unset)");
+}
+
+/* ---------------------------------------------------------------- running one call */
+
+struct bufs {
+    char *s, *r;
+    int *counts, *displs;
+    size_t bytes;   /* of each of s and r */
+};
+static struct bufs B;
+
+/* Bytes per call of kind as docs/tuning-format.md counts them, for a message of `bytes`; the
+ * element count of one call.  Reductions use MPI_FLOAT with MPI_SUM (4-byte elements). */
+static int count_for(int kind, uint64_t bytes)
+{
+    if (kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE)
+        return (int) (bytes / 4);
+    return (int) bytes;
+}
+
+/* Message size actually measured for a grid value: reductions round down to whole floats. */
+static uint64_t measured_bytes(int kind, uint64_t bytes)
+{
+    if (kind == AOT_COLL_BARRIER)
+        return 0;
+    if (kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE)
+        return bytes < 4 ? 4 : bytes / 4 * 4;
+    return bytes;
+}
+
+/* One call of algorithm alg (registry index) with parameter param on comm (natives) or pcomm
+ * (the repository's algorithms run on a private duplicate, as in the library). */
+static int run_one(int kind, int alg, long param, uint64_t bytes, MPI_Comm comm, MPI_Comm pcomm,
+                   int p)
+{
+    const union aot_coll_fn fn = aot_coll_algs[alg].fn;
+    const int native = alg == kind, n = count_for(kind, bytes);
+
+    switch (kind) {
+    case AOT_COLL_ALLREDUCE:
+        return native ? PMPI_Allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, comm)
+                      : fn.allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, pcomm, param);
+    case AOT_COLL_REDUCE:
+        return native ? PMPI_Reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, comm)
+                      : fn.reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, pcomm, param);
+    case AOT_COLL_BCAST:
+        return native ? PMPI_Bcast(B.s, n, MPI_CHAR, 0, comm)
+                      : fn.bcast(B.s, n, MPI_CHAR, 0, pcomm, param);
+    case AOT_COLL_ALLGATHER:
+        return native ? PMPI_Allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, comm)
+                      : fn.allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, pcomm, param);
+    case AOT_COLL_ALLTOALL:
+        return native ? PMPI_Alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, comm)
+                      : fn.alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, pcomm, param);
+    case AOT_COLL_ALLGATHERV:
+        for (int i = 0; i < p; i++)
+            B.counts[i] = n, B.displs[i] = i * n;
+        return native ? PMPI_Allgatherv(B.s, n, MPI_CHAR, B.r, B.counts, B.displs, MPI_CHAR,
+                                        comm)
+                      : fn.allgatherv(B.s, n, MPI_CHAR, B.r, B.counts, B.displs, MPI_CHAR,
+                                      pcomm, param);
+    case AOT_COLL_ALLTOALLV:
+        for (int i = 0; i < p; i++)
+            B.counts[i] = n, B.displs[i] = i * n;
+        return native ? PMPI_Alltoallv(B.s, B.counts, B.displs, MPI_CHAR, B.r, B.counts,
+                                       B.displs, MPI_CHAR, comm)
+                      : fn.alltoallv(B.s, B.counts, B.displs, MPI_CHAR, B.r, B.counts,
+                                     B.displs, MPI_CHAR, pcomm, param);
+    default:
+        return native ? PMPI_Barrier(comm) : fn.barrier(pcomm, param);
+    }
+}
+
+/* ---------------------------------------------------------------- measuring */
+
+struct cand {
+    int alg;
+    long param;
+    struct aot_tune_est est;
+    int have;
+};
+
+struct ctx {
+    int kind, p;
+    MPI_Comm comm, pcomm;
+};
+
+static double measured_seconds;  /* time spent in timed repetitions (same on every rank) */
+static int points_done, points_total;
+
+static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes)
+{
+    struct aot_tune_raw r;
+    memset(&r, 0, sizeof(r));
+    snprintf(r.coll, sizeof(r.coll), "%s", aot_coll_kind_names[c->kind]);
+    snprintf(r.alg, sizeof(r.alg), "%s", aot_coll_algs[x->alg].name);
+    r.param = x->param;
+    r.ranks = c->p;
+    r.bytes = bytes;
+    r.est = x->est;
+    raw_keep(&r);
+    if (world_rank == 0)
+        raw_append(&r);
+}
+
+/*
+ * Measures the candidates interleaved at one size (A B C A B C ...): each repetition is a
+ * barrier, then k calls back to back (k chosen once so that a repetition lasts about
+ * --target-us), its time the slowest rank's over k.  After --min-reps repetitions, and after
+ * each further one, it stops when every median's 95 % interval is within --tolerance, or at
+ * --max-reps.  Candidates already measured (this run, or the raw file) are not measured again.
+ * reps_cap: a smaller cap for the parameter probes.
+ */
+static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, int reps_cap)
+{
+    const char *cname = aot_coll_kind_names[c->kind];
+    int todo[MAX_CANDS], nt = 0, k = 1;
+    static double samples[MAX_CANDS][1000];
+
+    for (int i = 0; i < n; i++) {
+        const struct aot_tune_raw *r =
+            raw_find(cname, aot_coll_algs[x[i].alg].name, x[i].param, c->p, bytes);
+        if (r) {
+            x[i].est = r->est;
+            x[i].have = 1;
+        } else {
+            x[i].have = 0;
+            todo[nt++] = i;
+        }
+    }
+    if (!nt)
+        return;
+
+    /* warm-up: two calls each, and the longest single call decides k */
+    double tmax = 0;
+    for (int j = 0; j < nt; j++) {
+        struct cand *y = &x[todo[j]];
+        for (int w = 0; w < 2; w++) {
+            PMPI_Barrier(c->comm);
+            double t0 = PMPI_Wtime();
+            if (run_one(c->kind, y->alg, y->param, bytes, c->comm, c->pcomm, c->p) != MPI_SUCCESS)
+                die_one("%s %s failed at %llu bytes on %d ranks", cname, aot_coll_algs[y->alg].name,
+                    (unsigned long long) bytes, c->p);
+            double t = PMPI_Wtime() - t0;
+            if (w == 1 && t > tmax)
+                tmax = t;
+        }
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    if (tmax > 0)
+        k = (int) ceil(o.target_us * 1e-6 / tmax);
+    if (k < 1)
+        k = 1;
+    if (k > 1000)
+        k = 1000;
+
+    int reps = 0, cap = reps_cap < o.max_reps ? reps_cap : o.max_reps;
+    for (;;) {
+        for (int j = 0; j < nt; j++) {
+            struct cand *y = &x[todo[j]];
+            PMPI_Barrier(c->comm);
+            double t0 = PMPI_Wtime();
+            for (int i = 0; i < k; i++)
+                run_one(c->kind, y->alg, y->param, bytes, c->comm, c->pcomm, c->p);
+            double t = (PMPI_Wtime() - t0) / k;
+            PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+            samples[j][reps] = t * 1e6;
+            measured_seconds += t * k;
+        }
+        reps++;
+        if (reps < o.min_reps && reps < cap)
+            continue;
+        int precise = 1;
+        for (int j = 0; j < nt; j++) {
+            double tmp[1000];
+            memcpy(tmp, samples[j], (size_t) reps * sizeof(double));
+            aot_tune_estimate(tmp, reps, &x[todo[j]].est);
+            precise &= aot_tune_precise(&x[todo[j]].est, o.tolerance);
+        }
+        if (precise || reps >= cap)
+            break;
+    }
+    for (int j = 0; j < nt; j++) {
+        x[todo[j]].have = 1;
+        raw_record(c, &x[todo[j]], bytes);
+    }
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+/* The values of alg's parameter worth trying for a call of `bytes` on p ranks, increasing:
+ * segment sizes as powers of two up to the message, a barrier count n up to p - 2 (the paper's
+ * range), Imamura's j up to lg p; others: the registry's tuner values. */
+static int param_values(int alg, uint64_t bytes, int p, long *v)
+{
+    const struct aot_coll_param *pa = &aot_coll_algs[alg].param;
+    int n = 0;
+
+    if (!strcmp(pa->name, "segment")) {
+        for (long s = pa->min; s <= pa->max && n < MAX_VALUES; s *= 2) {
+            v[n++] = s;
+            if ((uint64_t) s >= bytes)
+                break;
+        }
+    } else if (!strcmp(pa->name, "n")) {
+        long top = p - 2 > pa->min ? p - 2 : pa->min;
+        for (long s = pa->min; s <= top && s <= pa->max && n < MAX_VALUES; s++)
+            v[n++] = s;
+    } else if (!strcmp(pa->name, "j")) {
+        long top = 0;
+        while ((1L << top) < p)
+            top++;
+        for (long s = pa->min; s <= top && s <= pa->max && n < MAX_VALUES; s++)
+            v[n++] = s;
+    } else {
+        for (int i = 0; i < pa->ntune; i++)
+            v[n++] = pa->tune[i];
+    }
+    if (!n)
+        v[n++] = pa->dflt;
+    return n;
+}
+
+static long gss_evaluations, gss_values;
+
+/* The best value of alg's parameter at `bytes`: a golden-section search over the values. */
+static long best_param(const struct ctx *c, int alg, uint64_t bytes)
+{
+    long v[MAX_VALUES];
+    int nv = param_values(alg, bytes, c->p, v), i;
+    struct aot_tune_gss g;
+
+    if (nv == 1)
+        return v[0];
+    aot_tune_gss_init(&g, 0, nv - 1);
+    while ((i = aot_tune_gss_next(&g)) >= 0) {
+        struct cand x = {.alg = alg, .param = v[i]};
+        measure(c, &x, 1, bytes, o.min_reps);
+        aot_tune_gss_report(&g, i, x.est.median);
+        gss_evaluations++;
+    }
+    gss_values += nv;
+    return v[aot_tune_gss_best(&g)];
+}
+
+/* ---------------------------------------------------------------- progress */
+
+static int on_tty;
+
+static void progress(const char *coll, int p, uint64_t bytes, const char *what)
+{
+    if (world_rank != 0 || o.quiet)
+        return;
+    double el = PMPI_Wtime() - t_start;
+    double eta = points_done ? el / points_done * (points_total - points_done) : 0;
+    if (on_tty) {
+        int width = 30, fill = points_total ? width * points_done / points_total : 0;
+        fprintf(stderr, "\r[%.*s%*s] %3d%% %-10s %3d ranks %8llu B  %s  ETA %4.0f s\033[K",
+                fill, "##############################", width - fill, "",
+                points_total ? 100 * points_done / points_total : 0, coll, p,
+                (unsigned long long) bytes, what, eta);
+    } else {
+        fprintf(stderr, "autoopt-tune: %s %d ranks %llu B: %s [%d/%d points, %.0f s, ETA %.0f s]\n",
+                coll, p, (unsigned long long) bytes, what, points_done, points_total, el, eta);
+    }
+}
+
+/* ---------------------------------------------------------------- one collective */
+
+struct point {
+    uint64_t bytes;
+    int measured;
+    int ncand;
+    struct cand cand[MAX_CANDS];
+    int best;       /* index into cand of the fastest non-native, -1 if none */
+    int choice;     /* index into cand of the rule's choice (native: its index) */
+    int native;     /* index of native in cand */
+};
+
+struct range {      /* a rule before merging: [lo, hi] bytes -> cand */
+    uint64_t lo, hi;
+    int alg;
+    long param;
+    double adv_min, adv_max;  /* measured advantage over native, percent */
+    int npoints;
+};
+
+static struct aot_tuning rules;   /* everything decided so far (also steers nested calls) */
+static char out_text[1 << 20];
+static size_t out_len;
+static int skipped_points;
+static char skipped[2048];
+
+static void out_add(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out_text + out_len, sizeof(out_text) - out_len, fmt, ap);
+    va_end(ap);
+    if (n > 0 && out_len + (size_t) n < sizeof(out_text))
+        out_len += (size_t) n;
+}
+
+static int budget_left(MPI_Comm comm)
+{
+    int go = 1;
+    if (world_rank == 0 && o.budget > 0 && PMPI_Wtime() - t_start > o.budget)
+        go = 0;
+    PMPI_Bcast(&go, 1, MPI_INT, 0, comm);
+    return go;
+}
+
+/* The candidates at a point: native, every algorithm the call may run (restrictions checked
+ * for a commutative operation), each with a parameter at its best value. */
+static void candidates(const struct ctx *c, struct point *pt, const struct point *left,
+                       const struct point *right)
+{
+    pt->ncand = 0;
+    pt->native = 0;
+    for (int a = 0; a < aot_coll_nalgs && pt->ncand < MAX_CANDS; a++) {
+        if ((int) aot_coll_algs[a].kind != c->kind || aot_coll_check(a, c->p, 1))
+            continue;
+        if (a != c->kind && left && right && left->measured && right->measured) {
+            double tl = -1, tr = -1;
+            for (int i = 0; i < left->ncand; i++)
+                if (left->cand[i].alg == a)
+                    tl = left->cand[i].est.median;
+            for (int i = 0; i < right->ncand; i++)
+                if (right->cand[i].alg == a)
+                    tr = right->cand[i].est.median;
+            double bl = left->cand[left->best >= 0 ? left->best : left->native].est.median;
+            double br = right->cand[right->best >= 0 ? right->best : right->native].est.median;
+            if (left->cand[left->native].est.median < bl)
+                bl = left->cand[left->native].est.median;
+            if (right->cand[right->native].est.median < br)
+                br = right->cand[right->native].est.median;
+            if (aot_tune_pruned(tl, bl, tr, br, o.prune))
+                continue;
+        }
+        struct cand *x = &pt->cand[pt->ncand++];
+        memset(x, 0, sizeof(*x));
+        x->alg = a;
+        x->param = aot_coll_algs[a].param.name ? best_param(c, a, pt->bytes) : 0;
+    }
+}
+
+/* A point's choice: the fastest algorithm when its whole interval lies below native's, else
+ * native.  prev (may be NULL): the choice at the point before; it is kept while the fastest is
+ * not surely faster than it (their intervals overlap) and it is still surely faster than
+ * native, so that algorithms equal within the measuring error do not cut the sizes into many
+ * small rules. */
+static void decide(struct point *pt, const struct cand *prev)
+{
+    pt->best = -1;
+    for (int i = 0; i < pt->ncand; i++) {
+        if (i == pt->native)
+            continue;
+        if (pt->best < 0 || pt->cand[i].est.median < pt->cand[pt->best].est.median)
+            pt->best = i;
+    }
+    pt->choice = pt->native;
+    if (pt->best < 0)
+        return;
+    const struct aot_tune_est *nat = &pt->cand[pt->native].est;
+    if (prev && prev->alg != pt->cand[pt->native].alg)
+        for (int i = 0; i < pt->ncand; i++)
+            if (i != pt->native && pt->cand[i].alg == prev->alg
+                && pt->cand[i].param == prev->param
+                && !aot_tune_surely_faster(&pt->cand[pt->best].est, &pt->cand[i].est)
+                && aot_tune_surely_faster(&pt->cand[i].est, nat)) {
+                pt->choice = i;
+                return;
+            }
+    if (aot_tune_surely_faster(&pt->cand[pt->best].est, nat))
+        pt->choice = pt->best;
+}
+
+static void measure_point(const struct ctx *c, struct point *pt, const struct point *left,
+                          const struct point *right)
+{
+    const char *cname = aot_coll_kind_names[c->kind];
+    if (on_tty)
+        progress(cname, c->p, pt->bytes, "measuring");
+    candidates(c, pt, left, right);
+    measure(c, pt->cand, pt->ncand, pt->bytes, o.max_reps);
+    decide(pt, NULL);
+    pt->measured = 1;
+    points_done++;
+    char what[128];
+    const struct cand *ch = &pt->cand[pt->choice];
+    if (pt->choice == pt->native)
+        snprintf(what, sizeof(what), "native (best: %s)",
+                 pt->best >= 0 ? aot_coll_algs[pt->cand[pt->best].alg].name : "none");
+    else
+        snprintf(what, sizeof(what), "%s, %.2fx native", aot_coll_algs[ch->alg].name,
+                 pt->cand[pt->native].est.median / ch->est.median);
+    progress(cname, c->p, pt->bytes, what);
+}
+
+/* The crossover search's question at `bytes`: does R win over L?  Between two algorithms the
+ * lower median wins; against native an algorithm wins only where its whole interval lies
+ * below native's, as at the grid points. */
+static int right_wins(const struct ctx *c, const struct cand *L, const struct cand *R,
+                      uint64_t bytes)
+{
+    struct cand x[2] = {*L, *R};
+    measure(c, x, 2, bytes, o.max_reps);
+    if (L->alg == c->kind)
+        return aot_tune_surely_faster(&x[1].est, &x[0].est);
+    if (R->alg == c->kind)
+        return !aot_tune_surely_faster(&x[0].est, &x[1].est);
+    return x[1].est.median <= x[0].est.median;
+}
+
+static void add_range(struct range *rg, int *nr, uint64_t lo, uint64_t hi, const struct point *pt)
+{
+    const struct cand *ch = &pt->cand[pt->choice];
+    double adv = pt->choice == pt->native ? 0
+                 : aot_tune_advantage(&ch->est, &pt->cand[pt->native].est);
+    if (*nr > 0 && rg[*nr - 1].alg == ch->alg && rg[*nr - 1].param == ch->param
+        && rg[*nr - 1].hi + 1 == lo) {
+        struct range *r = &rg[*nr - 1];
+        r->hi = hi;
+        if (adv < r->adv_min)
+            r->adv_min = adv;
+        if (adv > r->adv_max)
+            r->adv_max = adv;
+        r->npoints++;
+        return;
+    }
+    rg[*nr] = (struct range){lo, hi, ch->alg, ch->param, adv, adv, 1};
+    (*nr)++;
+}
+
+static void fmt_bytes(uint64_t b, char *s, size_t n)
+{
+    if (b == UINT64_MAX)
+        snprintf(s, n, "inf");
+    else if (b >= (1u << 20) && b % (1u << 20) == 0)
+        snprintf(s, n, "%lluM", (unsigned long long) (b >> 20));
+    else if (b >= 1024 && b % 1024 == 0)
+        snprintf(s, n, "%lluK", (unsigned long long) (b >> 10));
+    else
+        snprintf(s, n, "%llu", (unsigned long long) b);
+}
+
+/* Tunes one collective on one communicator size and appends its rules. */
+static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
+{
+    static struct point grid[MAX_GRID];
+    struct ctx c = {.kind = kind, .p = p, .comm = comm};
+    const char *cname = aot_coll_kind_names[kind];
+    int ng = 0;
+    char err[256];
+
+    PMPI_Comm_dup(comm, &c.pcomm);
+    if (kind == AOT_COLL_BARRIER || kind == AOT_COLL_ALLTOALLV) {
+        /* one decision for every size: barrier has none, alltoallv's counts differ by rank
+         * (docs/tuning-format.md); alltoallv is measured with equal blocks of 1 KiB */
+        grid[ng++] = (struct point){.bytes = kind == AOT_COLL_BARRIER ? 0 : 1024};
+    } else {
+        for (uint64_t b = 1; b <= o.hi && ng < MAX_GRID; b *= 2) {
+            if (b < o.lo && b * 2 <= o.lo)
+                continue;
+            uint64_t mb = measured_bytes(kind, b < o.lo ? o.lo : b);
+            if (ng && grid[ng - 1].bytes == mb)
+                continue;
+            grid[ng++] = (struct point){.bytes = mb};
+        }
+    }
+    /* even points first (all candidates), then the odd ones between them (pruned) */
+    int stopped = 0;
+    for (int pass = 0; pass < 2 && !stopped; pass++)
+        for (int i = pass; i < ng; i += 2) {
+            if (!budget_left(comm)) {
+                stopped = 1;
+                break;
+            }
+            const struct point *l = pass && i > 0 ? &grid[i - 1] : NULL;
+            const struct point *r = pass && i + 1 < ng ? &grid[i + 1] : NULL;
+            measure_point(&c, &grid[i], l, r);
+        }
+    for (int i = 0; i < ng; i++)
+        if (!grid[i].measured) {
+            skipped_points++;
+            if (strlen(skipped) < sizeof(skipped) - 64)
+                snprintf(skipped + strlen(skipped), sizeof(skipped) - strlen(skipped),
+                         "%s%s@%d:%llu", skipped[0] ? " " : "", cname, p,
+                         (unsigned long long) grid[i].bytes);
+        }
+
+    /* ranges: each measured point's choice from the previous crossover to the next */
+    struct range rg[2 * MAX_GRID];
+    int nr = 0, prev = -1;
+    for (int i = 0; i < ng; i++) {
+        if (!grid[i].measured)
+            continue;
+        decide(&grid[i], prev >= 0 ? &grid[prev].cand[grid[prev].choice] : NULL);
+        uint64_t lo = prev < 0 ? (grid[i].bytes <= 8 ? 0 : grid[i].bytes) : rg[nr - 1].hi + 1;
+        if (prev >= 0) {
+            const struct point *L = &grid[prev], *R = &grid[i];
+            const struct cand *cl = &L->cand[L->choice], *cr = &R->cand[R->choice];
+            uint64_t cross = R->bytes;
+            if ((cl->alg != cr->alg || cl->param != cr->param) && budget_left(comm)) {
+                struct aot_tune_bisect bs;
+                uint64_t m;
+                aot_tune_bisect_init(&bs, L->bytes, R->bytes, o.resolution);
+                while ((m = aot_tune_bisect_next(&bs)) != 0) {
+                    uint64_t mb = measured_bytes(kind, m);
+                    if (mb <= bs.lo || mb >= bs.hi)
+                        break;
+                    if (on_tty)
+                        progress(cname, p, mb, "crossover");
+                    aot_tune_bisect_report(&bs, mb, right_wins(&c, cl, cr, mb));
+                }
+                cross = aot_tune_bisect_cross(&bs);
+            } else if (cl->alg == cr->alg && cl->param == cr->param) {
+                cross = L->bytes + 1;
+            }
+            /* the left choice up to cross - 1 */
+            rg[nr - 1].hi = cross - 1;
+            lo = cross;
+        }
+        uint64_t hi = grid[i].bytes;
+        if (kind == AOT_COLL_BARRIER || kind == AOT_COLL_ALLTOALLV)
+            lo = 0, hi = UINT64_MAX;
+        add_range(rg, &nr, lo, hi, &grid[i]);
+        prev = i;
+    }
+
+    /* rules: into the table (checked, and used by the nested selection from now on) and the
+     * text of the file, each with its measured advantage over native */
+    for (int i = 0; i < nr; i++) {
+        struct aot_tuning_rule rule = {.kind = kind, .ranks_lo = ranks_lo, .ranks_hi = ranks_hi,
+                                       .bytes_lo = rg[i].lo, .bytes_hi = rg[i].hi,
+                                       .alg = rg[i].alg, .param = rg[i].param};
+        if (aot_tuning_add(&rules, &rule, err, sizeof(err)) != 0)
+            die_one("internal error: rule %s %d-%d %llu-%llu: %s", cname, ranks_lo, ranks_hi,
+                (unsigned long long) rg[i].lo, (unsigned long long) rg[i].hi, err);
+    }
+    aot_coll_set_tuning(&rules);
+    if (world_rank == 0 && nr) {
+        out_add("collective %s\n  ranks %d-%d\n", cname, ranks_lo, ranks_hi);
+        for (int i = 0; i < nr; i++) {
+            char lo[32], hi[32], choice[96];
+            struct aot_coll_choice ch = {rg[i].alg, rg[i].param};
+            fmt_bytes(rg[i].lo, lo, sizeof(lo));
+            fmt_bytes(rg[i].hi, hi, sizeof(hi));
+            aot_coll_format_choice(&ch, choice, sizeof(choice));
+            if (rg[i].alg == kind)
+                out_add("    bytes %s-%s %s    # no algorithm surely faster (%d point%s)\n", lo,
+                        hi, choice, rg[i].npoints, rg[i].npoints > 1 ? "s" : "");
+            else if (rg[i].npoints == 1 || lround(rg[i].adv_min) == lround(rg[i].adv_max))
+                out_add("    bytes %s-%s %s    # %.0f %% faster than native\n", lo, hi, choice,
+                        rg[i].adv_max);
+            else
+                out_add("    bytes %s-%s %s    # %.0f-%.0f %% faster than native (%d points)\n",
+                        lo, hi, choice, rg[i].adv_min, rg[i].adv_max, rg[i].npoints);
+        }
+    }
+    PMPI_Comm_free(&c.pcomm);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void write_output(double seconds)
+{
+    char tmp[PATH_MAX], err[256];
+    time_t now = time(NULL);
+    char date[64];
+    FILE *f;
+
+    if (world_rank != 0)
+        return;
+    strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %z", localtime(&now));
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o.out, (int) getpid());
+    f = fopen(tmp, "w");
+    if (!f)
+        die_one("%s: %s", tmp, strerror(errno));
+    fprintf(f, "# autoopt tuning file written by autoopt-tune (docs/tuning.md)\n");
+    fprintf(f, "%s\n", setup_line);
+    fprintf(f, "# date %s, %.0f s of tuning\n# command %s\n", date, seconds, o.cmdline);
+    if (skipped_points)
+        fprintf(f, "# budget: %d grid points not measured (they run native): %s\n",
+                skipped_points, skipped);
+    fprintf(f, "# a rule names an algorithm only where its measured 95 %% interval lies below\n"
+               "# native's; sizes no rule covers run native\n");
+    fprintf(f, "autoopt-tuning %d\n", AOT_TUNING_VERSION);
+    fwrite(out_text, 1, out_len, f);
+    if (fclose(f) != 0)
+        die_one("%s: %s", tmp, strerror(errno));
+    /* the file must load exactly as autoopt will load it */
+    struct aot_tuning check;
+    aot_tuning_init(&check);
+    if (aot_tuning_read(&check, tmp, err, sizeof(err)) != 0) {
+        unlink(tmp);
+        die_one("internal error: the tuning file does not load: %s", err);
+    }
+    aot_tuning_free(&check);
+    if (rename(tmp, o.out) != 0) {
+        int e = errno;
+        unlink(tmp);
+        die_one("%s: %s", o.out, strerror(e));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* This program measures the repository's algorithms itself: autoopt's own handling of
+     * its calls (conversion, chains, collectives routing) must stay out of the way. */
+    setenv("AUTOOPT_DISABLE", "0", 1);
+    setenv("AUTOOPT_CONVERT", "0", 1);
+    setenv("AUTOOPT_CHAINS", "0", 1);
+    setenv("AUTOOPT_COLLECTIVES", "1", 1);
+    unsetenv("AUTOOPT_TUNING");
+    unsetenv("AUTOOPT_TRACE");
+    unsetenv("AUTOOPT_STATS");
+    unsetenv("AUTOOPT_REPRODUCIBLE");
+#define AOT_X(upper, lower) unsetenv("AUTOOPT_" #upper);
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        return 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    parse_options(argc, argv);
+    on_tty = isatty(2);
+    describe_setup();
+    aot_tuning_init(&rules);
+    if (o.raw)
+        raw_load();
+    raw_open();
+
+    /* buffers for the largest call: p blocks of the largest size */
+    uint64_t maxb = o.hi < 1024 ? 1024 : o.hi;
+    B.bytes = (size_t) maxb * (size_t) world_size;
+    B.s = malloc(B.bytes);
+    B.r = malloc(B.bytes);
+    B.counts = malloc((size_t) world_size * sizeof(int));
+    B.displs = malloc((size_t) world_size * sizeof(int));
+    if (!B.s || !B.r || !B.counts || !B.displs)
+        die("out of memory for buffers of %zu bytes", B.bytes);
+    for (size_t i = 0; i < B.bytes / sizeof(float); i++)
+        ((float *) B.s)[i] = ((float *) B.r)[i] = 1.0f;
+
+    /* sizes in increasing order; each gets the ranks from itself to the next size - 1 */
+    for (int i = 0; i < o.ncomm; i++)
+        for (int j = i + 1; j < o.ncomm; j++)
+            if (o.comm_sizes[j] < o.comm_sizes[i]) {
+                int t = o.comm_sizes[i];
+                o.comm_sizes[i] = o.comm_sizes[j];
+                o.comm_sizes[j] = t;
+            }
+    for (int ci = 0; ci < o.ncolls; ci++)
+        points_total += (o.colls[ci] == AOT_COLL_BARRIER || o.colls[ci] == AOT_COLL_ALLTOALLV)
+                        ? o.ncomm : o.ncomm * (int) (log2((double) o.hi) + 1);
+
+    t_start = PMPI_Wtime();
+    if (world_rank == 0 && !o.quiet)
+        fprintf(stderr, "autoopt-tune: %d collective%s, %d communicator size%s, %llu-%llu B, "
+                "tolerance %.0f %%%s\n", o.ncolls, o.ncolls > 1 ? "s" : "", o.ncomm,
+                o.ncomm > 1 ? "s" : "", (unsigned long long) o.lo, (unsigned long long) o.hi,
+                100 * o.tolerance, o.budget > 0 ? ", with a budget" : "");
+    for (int si = 0; si < o.ncomm; si++) {
+        int p = o.comm_sizes[si];
+        int ranks_hi = si + 1 < o.ncomm ? o.comm_sizes[si + 1] - 1 : p;
+        MPI_Comm sub;
+        PMPI_Comm_split(MPI_COMM_WORLD, world_rank < p ? 0 : MPI_UNDEFINED, world_rank, &sub);
+        if (sub != MPI_COMM_NULL) {
+            for (int ci = 0; ci < o.ncolls; ci++)
+                tune_one(o.colls[ci], p, p, ranks_hi, sub);
+            PMPI_Comm_free(&sub);
+        }
+        PMPI_Barrier(MPI_COMM_WORLD);
+    }
+    double seconds = PMPI_Wtime() - t_start;
+    if (world_rank == 0 && !o.quiet) {
+        if (on_tty)
+            fputc('\n', stderr);
+        fprintf(stderr, "autoopt-tune: %.0f s (%.0f s in timed calls); parameter search: %ld "
+                "measurements for %ld values\n", seconds, measured_seconds, gss_evaluations,
+                gss_values);
+        if (skipped_points)
+            fprintf(stderr, "autoopt-tune: the budget ran out: %d grid points not measured "
+                    "(they run native): %s\n", skipped_points, skipped);
+    }
+    write_output(seconds);
+    if (world_rank == 0 && !o.quiet)
+        fprintf(stderr, "autoopt-tune: wrote %s\n", o.out);
+    if (rawf)
+        fclose(rawf);
+    /* the rules must not outlive the table autoopt reads them from */
+    aot_coll_set_tuning(NULL);
+    aot_tuning_free(&rules);
+    MPI_Finalize();
+    return 0;
+}
