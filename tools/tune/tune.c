@@ -112,18 +112,24 @@ static void usage(FILE *f)
 "    AUTOOPT_TUNING=shm.tune LD_PRELOAD=libautoopt.so mpiexec.mpich -n 4 ./app\n");
 }
 
+/* One line on stderr from rank 0: "autoopt-tune: <message><tail>". */
+static void say0(const char *tail, const char *fmt, va_list ap)
+{
+    if (world_rank != 0)
+        return;
+    fprintf(stderr, "autoopt-tune: ");
+    vfprintf(stderr, fmt, ap);
+    fputs(tail, stderr);
+}
+
 /* A failure every rank reaches alike (a bad raw file, which every rank parses): rank 0 names
  * it, every rank finalizes and exits 1. */
 static void die(const char *fmt, ...)
 {
     va_list ap;
-    if (world_rank == 0) {
-        fprintf(stderr, "autoopt-tune: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
+    va_start(ap, fmt);
+    say0("\n", fmt, ap);
+    va_end(ap);
     MPI_Finalize();
     exit(1);
 }
@@ -142,16 +148,13 @@ static void die_one(const char *fmt, ...)
     exit(1);
 }
 
+/* A bad command line (every rank parses the same one): exit status 2. */
 static void bad_option(const char *fmt, ...)
 {
     va_list ap;
-    if (world_rank == 0) {
-        fprintf(stderr, "autoopt-tune: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, " (see --help)\n");
-    }
+    va_start(ap, fmt);
+    say0(" (see --help)\n", fmt, ap);
+    va_end(ap);
     MPI_Finalize();
     exit(2);
 }
@@ -405,8 +408,8 @@ static void raw_load(void)
         }
         if (!strncmp(line, "# setup ", 8)) {
             if (strcmp(line, setup_line) != 0)
-                die("%s:%d: measured on another setup:\n  file: %s\n  this job: %s\n"
-                    "use another --raw file", o.raw, lineno, line, setup_line);
+                die("%s:%d: measured on another setup ('%s'; this job: '%s'): use another "
+                    "--raw file", o.raw, lineno, line + 8, setup_line + 8);
             saw_setup = 1;
             continue;
         }

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tune_test.sh: autoopt-tune end to end (tools.tune.rules, tools.tune.resume, tools.tune.errors).
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# usage: tune_test.sh rules|resume|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY
+#   rules   a short tuning run of bcast and allgather writes a file that autoopt loads; a run
+#           with it uses, for every call, the algorithm of the file's rule (tune_check.py)
+#   resume  a run killed part-way and resumed with --resume keeps every line it had written,
+#           measures nothing twice, and ends with the same grid points as a run never stopped
+#   errors  a corrupt or foreign raw file, an existing raw file without --resume and a bad
+#           option each stop the run with one line naming the problem
+set -eu
+what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7
+rm -rf "$dir" && mkdir -p "$dir"
+args="--coll bcast,allgather --sizes 1-16K --min-reps 5 --max-reps 9 --quiet"
+sizes="1 3 4 100 1000 3000 4096 5000 16384 20000"
+
+case $what in
+rules)
+    "$mpiexec" -n 2 "$tune" $args -o "$dir/t.tune"
+    grep -v '^#' "$dir/t.tune"
+    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib" \
+        "$mpiexec" -n 2 "$calls" $sizes
+    python3 "$check" "$dir/t.tune" "$dir/s.json" 2 $sizes
+    ;;
+resume)
+    # the same grid, measured once without a stop and once stopped and resumed
+    "$mpiexec" -n 2 "$tune" $args --raw "$dir/full.raw" -o "$dir/full.tune"
+    # stopped with SIGKILL once it has written 60 measurements
+    "$mpiexec" -n 2 "$tune" $args --raw "$dir/part.raw" -o "$dir/part.tune" &
+    pid=$!
+    count() { c=$(grep -c '^m ' "$1" 2>/dev/null) || true; echo "${c:-0}"; }
+    while kill -0 $pid 2>/dev/null && [ "$(count "$dir/part.raw")" -lt 60 ]; do
+        sleep 0.05
+    done
+    kill -KILL $pid 2>/dev/null || { echo "FAIL: the run ended before it could be stopped"; exit 1; }
+    wait $pid 2>/dev/null || true
+    sleep 1   # the ranks go with their launcher
+    cp "$dir/part.raw" "$dir/before.raw"
+    n=$(count "$dir/before.raw")
+    echo "stopped after $n measurements"
+    "$mpiexec" -n 2 "$tune" $args --raw "$dir/part.raw" --resume -o "$dir/part.tune"
+    python3 - "$dir/before.raw" "$dir/part.raw" "$dir/full.raw" <<'PY'
+import sys
+before, after, full = (open(p).read() for p in sys.argv[1:])
+# a stopped run may leave its last line incomplete; everything complete before it stays
+complete = before[:before.rfind("\n") + 1]
+assert after.startswith(complete), "the resumed run changed lines written before the stop"
+def keys(text):
+    return [tuple(l.split()[1:6]) for l in text.splitlines() if l.startswith("m ")]
+k = keys(after)
+assert len(k) == len(set(k)), "a point was measured twice: %s" % [x for x in k if k.count(x) > 1][:3]
+def grid(text):   # native at every grid point: measured whatever the timings were
+    return sorted(x for x in keys(text) if x[1] == "native" and int(x[4]) & (int(x[4]) - 1) == 0)
+assert grid(after) == grid(full), "grid points differ:\n%s\n%s" % (grid(after), grid(full))
+print("ok: resumed run kept %d lines, measured nothing twice, %d grid points as without a stop"
+      % (complete.count("\n"), len(grid(after))))
+PY
+    ;;
+errors)
+    fail() { echo "FAIL: $*"; exit 1; }
+    expect() {   # expect STATUS PATTERN command...
+        st=$1 pat=$2; shift 2
+        set +e; out=$("$@" 2>&1); got=$?; set -e
+        echo "$out" | grep -q -- "$pat" || fail "expected '$pat' from '$*', got: $out"
+        [ "$got" = "$st" ] || fail "expected exit status $st from '$*', got $got: $out"
+        echo "ok ($got): $(echo "$out" | grep -- "$pat" | head -n 1)"
+    }
+    small="--coll barrier --quiet"
+    "$mpiexec" -n 2 "$tune" $small --raw "$dir/r.raw" -o "$dir/r.tune"
+    expect 1 "exists: give --resume" "$mpiexec" -n 2 "$tune" $small --raw "$dir/r.raw" -o "$dir/x"
+    cp "$dir/r.raw" "$dir/bad.raw"
+    echo "m bcast binomial 0 2 many 1.0 0.9 1.1 5" >> "$dir/bad.raw"
+    line=$(wc -l < "$dir/bad.raw")
+    expect 1 "bad.raw:$line: bytes: not an integer" \
+        "$mpiexec" -n 2 "$tune" $small --raw "$dir/bad.raw" --resume -o "$dir/x"
+    sed 's/^# setup ranks=2/# setup ranks=64/' "$dir/r.raw" > "$dir/foreign.raw"
+    expect 1 "measured on another setup" \
+        "$mpiexec" -n 2 "$tune" $small --raw "$dir/foreign.raw" --resume -o "$dir/x"
+    printf 'hello\n' > "$dir/other.raw"
+    expect 1 "other.raw:1: expected 'autoopt-tune-raw 1'" \
+        "$mpiexec" -n 2 "$tune" $small --raw "$dir/other.raw" --resume -o "$dir/x"
+    expect 2 "--sizes '9-3': expected LO-HI" "$mpiexec" -n 2 "$tune" --sizes 9-3
+    expect 2 "--comm-sizes: '3' is not a size" "$mpiexec" -n 2 "$tune" --comm-sizes 3
+    expect 2 "--resume needs --raw" "$mpiexec" -n 2 "$tune" --resume
+    [ ! -e "$dir/x" ] || fail "a failed run left a tuning file"
+    echo "ok: every bad input named"
+    ;;
+esac
