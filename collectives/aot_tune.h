@@ -111,7 +111,9 @@ int aot_tune_pruned(double t_left, double best_left, double t_right, double best
  *   m <collective> <algorithm> <param> <ranks> <bytes> <median_us> <lo_us> <hi_us> <reps>
  *
  * e.g. "m bcast chain 16384 4 65536 41.2 40.8 41.9 12"; param is 0 for an algorithm without
- * one.  The file starts with "autoopt-tune-raw 1" and '#' lines of context.
+ * one.  The reader takes param 0..2^40, ranks 1..2^30, bytes 0..2^62, times >= 0 with
+ * lo <= median <= hi and a median above 0, reps 1..2^30.  The file starts with
+ * "autoopt-tune-raw 1" and '#' lines of context.
  */
 #define AOT_TUNE_RAW_VERSION 1
 #define AOT_TUNE_NAME_MAX 48

@@ -14,7 +14,9 @@
  * whole list R times, interleaved, and keeps for every algorithm and size the repetition with
  * the lowest average (a burst of foreign load then spoils one repetition, not the result).
  * Native runs through autoopt too (AUTOOPT_<COLL>=native), so every mode pays the same
- * interception cost.
+ * interception cost.  --tuning FILE adds one more run, "tuned" (AUTOOPT_TUNING=FILE, nothing
+ * forced), interleaved with the others, and a table of tuned / native and tuned / best: the
+ * verification of a file autoopt-tune wrote (docs/tuning.md).
  * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
  * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
  * Platform: shared memory by default; --netcluster PROG runs every job on the emulated
@@ -51,6 +53,7 @@ struct opts {
     double time_per_size;
     const char *lib, *yield_lib, *mpiexec, *algs;
     const char *netcluster;         /* autoopt-netcluster: run on the emulated cluster */
+    const char *tuning;             /* --tuning FILE: one more run, "tuned", with this file */
 };
 
 struct table {
@@ -80,6 +83,9 @@ static void usage(void)
             "  --mpiexec PATH      launcher (default " AOT_BENCH_MPIEXEC ")\n"
             "  --netcluster PROG   run on the emulated cluster: PROG is autoopt-netcluster\n"
             "                      (one rank per emulated host; needs root)\n"
+            "  --tuning FILE       also run \"tuned\": autoopt with AUTOOPT_TUNING=FILE and no\n"
+            "                      algorithm forced (a file autoopt-tune wrote), and compare it\n"
+            "                      with native and the best algorithm at each size\n"
             "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n");
     exit(2);
 }
@@ -254,10 +260,13 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
         if (o->netcluster) {
             /* the emulated cluster: its own launcher, the same libraries passed explicitly
              * (--yield-lib only with --yield on: netcluster requires the file to exist) */
-            char setvar[128], setlabel[128];
+            char setvar[PATH_MAX + 32], setlabel[128];
             char *ncargv[32];
             int k = 0;
-            snprintf(setvar, sizeof(setvar), "%s=%s", var, spec);
+            if (!strcmp(spec, "tuned"))
+                snprintf(setvar, sizeof(setvar), "AUTOOPT_TUNING=%s", o->tuning);
+            else
+                snprintf(setvar, sizeof(setvar), "%s=%s", var, spec);
             snprintf(setlabel, sizeof(setlabel), "AOT_BENCH_LABEL=%s", spec);
             ncargv[k++] = (char *) o->netcluster;
             ncargv[k++] = "run";
@@ -286,7 +295,10 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
             _exit(127);
         }
         setenv("LD_PRELOAD", preload, 1);
-        setenv(var, spec, 1);
+        if (!strcmp(spec, "tuned"))
+            setenv("AUTOOPT_TUNING", o->tuning, 1);
+        else
+            setenv(var, spec, 1);
         setenv("AOT_BENCH_LABEL", spec, 1);
         execvp(o->mpiexec, argv);
         perror(o->mpiexec);
@@ -352,11 +364,11 @@ static int driver(const struct opts *o)
 {
     static const struct { const char *coll, *spec; } algs[] = {AOT_BENCH_ALGS};
     const size_t nalgs = sizeof(algs) / sizeof(algs[0]);
-    struct table *tables = calloc(nalgs, sizeof(*tables));
-    const char **names = calloc(nalgs, sizeof(*names));
+    struct table *tables = calloc(nalgs + 1, sizeof(*tables));
+    const char **names = calloc(nalgs + 1, sizeof(*names));
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int use_yield = o->yield >= 0 ? o->yield : o->np > ncpu;
-    int nt = 0, native = -1, tables_ok = 1;
+    int nt = 0, native = -1, tuned = -1, tables_ok = 1;
 
     if (!tables || !names)
         return 1;
@@ -372,6 +384,10 @@ static int driver(const struct opts *o)
                 native = nt;
             names[nt++] = algs[i].spec;
         }
+    if (o->tuning) {
+        tuned = nt;
+        names[nt++] = "tuned";
+    }
     for (int r = 0; r < o->repeat; r++)
         for (int a = 0; a < nt; a++) {
             struct table t;
@@ -399,7 +415,8 @@ static int driver(const struct opts *o)
         for (int s = 0; s < tables[0].n; s++) {
             int best = -1;
             for (int a = 0; a < nt; a++)
-                if (s < tables[a].n && (best < 0 || tables[a].avg[s] < tables[best].avg[s]))
+                if (a != tuned && s < tables[a].n
+                    && (best < 0 || tables[a].avg[s] < tables[best].avg[s]))
                     best = a;
             if (best < 0)
                 continue;
@@ -412,6 +429,30 @@ static int driver(const struct opts *o)
                        tables[best].avg[s], "-");
         }
     }
+    if (tuned >= 0 && native >= 0 && tables[tuned].n > 0) {
+        /* the tuned run against native and against the best single algorithm (the oracle) */
+        int n = 0, within = 0;
+        double pen = 0;
+        printf("\n# %s on %d ranks, tuned with %s: tuned/native and tuned/best (the fastest "
+               "algorithm of this run at that size)\n", o->coll, o->np, o->tuning);
+        printf("# %-10s %12s %12s %12s %14s %12s\n", "Size", "tuned(us)", "native(us)",
+               "best(us)", "tuned/native", "tuned/best");
+        for (int s = 0; s < tables[tuned].n && s < tables[native].n; s++) {
+            double b = tables[native].avg[s];
+            for (int a = 0; a < nt; a++)
+                if (a != tuned && s < tables[a].n && tables[a].avg[s] < b)
+                    b = tables[a].avg[s];
+            double t = tables[tuned].avg[s];
+            printf("%-12ld %12.2f %12.2f %12.2f %14.3f %12.3f\n", tables[tuned].size[s], t,
+                   tables[native].avg[s], b, t / tables[native].avg[s], t / b);
+            n++;
+            within += t <= 1.10 * b;
+            pen += t / b - 1;
+        }
+        if (n)
+            printf("# tuned within 10 %% of the best at %d of %d sizes; mean penalty against "
+                   "the best: %.1f %%\n", within, n, 100 * pen / n);
+    }
     free(tables);
     free(names);
     return nt > 0 && tables_ok ? 0 : 1;
@@ -423,7 +464,8 @@ static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 
 int main(int argc, char **argv)
 {
-    struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL};
+    struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL,
+                     NULL};
     char self[PATH_MAX];
     ssize_t n;
 
@@ -454,6 +496,8 @@ int main(int argc, char **argv)
             o.mpiexec = argv[++i];
         else if (i + 1 < argc && !strcmp(a, "--netcluster"))
             o.netcluster = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--tuning"))
+            o.tuning = argv[++i];
         else if (a[0] != '-' && !o.coll)
             o.coll = a;
         else
@@ -480,6 +524,10 @@ int main(int argc, char **argv)
         o.lib = in_build ? AOT_BENCH_BUILD_LIB : AOT_BENCH_INSTALLED_LIB;
     if (!o.yield_lib)
         o.yield_lib = in_build ? AOT_BENCH_BUILD_YIELD : AOT_BENCH_INSTALLED_YIELD;
+    if (o.tuning && !exists(o.tuning)) {
+        fprintf(stderr, "autoopt-bench-coll: --tuning %s: not found\n", o.tuning);
+        return 1;
+    }
     if (!exists(o.lib)) {
         fprintf(stderr, "autoopt-bench-coll: %s: not found (use --lib)\n", o.lib);
         return 1;
