@@ -112,6 +112,39 @@ static const char *aot_why_text(enum aot_coll_why why)
     return "default";
 }
 
+/* The last decision of each collective, per thread: a program calls a collective with the
+ * same size again and again, and a tuning-file lookup (two binary searches) cost about 40 ns
+ * a call, 15 % of a 0.25 us broadcast (docs/tuning.md).  aot_policy_gen changes whenever the
+ * policy does (aot_coll_init, aot_coll_set_tuning), which empties every cache. */
+struct aot_pick_cache {
+    unsigned gen;               /* 0: empty */
+    int comm_size, commutative;
+    uint64_t bytes;
+    struct aot_coll_decision d;
+};
+static unsigned aot_policy_gen = 1;
+static __thread struct aot_pick_cache aot_pick_cache[AOT_COLL_NKINDS]
+    __attribute__((tls_model("initial-exec")));
+
+static void aot_decide_cached(enum aot_coll_kind kind, int comm_size, uint64_t bytes,
+                              int commutative, struct aot_coll_decision *d)
+{
+    struct aot_pick_cache *e = &aot_pick_cache[kind];
+    unsigned gen = __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE);
+
+    if (e->gen == gen && e->bytes == bytes && e->comm_size == comm_size
+        && e->commutative == commutative) {
+        *d = e->d;
+        return;
+    }
+    aot_coll_decide(&aot_policy, kind, comm_size, bytes, commutative, d);
+    e->d = *d;
+    e->bytes = bytes;
+    e->comm_size = comm_size;
+    e->commutative = commutative;
+    e->gen = gen;
+}
+
 /* Decides, logs the first use of each algorithm and each fallback once (on rank 0 of the
  * communicator, so a job prints it once), and counts.  fn < 0: a nested call (counted only
  * under the algorithm's counter). */
@@ -121,7 +154,7 @@ static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_ra
     struct aot_coll_decision d;
     const struct aot_coll_alg *a;
 
-    aot_coll_decide(&aot_policy, kind, comm_size, bytes, commutative, &d);
+    aot_decide_cached(kind, comm_size, bytes, commutative, &d);
     a = &aot_coll_algs[d.choice.alg];
     if (d.failed && aot_once(&aot_logged[d.rejected], 2) && comm_rank == 0)
         aot_log(0, "%s: %s %s (communicator of %d ranks); falls back to native",
@@ -490,6 +523,7 @@ int aot_coll_init(char *err, size_t errlen)
     aot_tuning_init(&aot_tuning_table);
     aot_policy.tuning = NULL;
     aot_policy.reproducible = aot_cfg.reproducible;
+    __atomic_add_fetch(&aot_policy_gen, 1, __ATOMIC_RELEASE);
     for (int k = 0; k < AOT_COLL_NKINDS; k++) {
         struct aot_coll_choice c;
         aot_policy.forced[k] = -1;
@@ -538,6 +572,7 @@ int aot_coll_init(char *err, size_t errlen)
 void aot_coll_set_tuning(const struct aot_tuning *t)
 {
     aot_policy.tuning = t;
+    __atomic_add_fetch(&aot_policy_gen, 1, __ATOMIC_RELEASE);
 }
 
 void aot_coll_finalize(void)
@@ -553,6 +588,7 @@ void aot_coll_finalize(void)
         PMPI_Comm_free_keyval(&aot_keyval);
     }
     aot_policy.tuning = NULL;
+    __atomic_add_fetch(&aot_policy_gen, 1, __ATOMIC_RELEASE);
     aot_tuning_free(&aot_tuning_table);
     aot_coll_scratch_release();
     /* aot_counter and aot_logged stay: a collective after MPI_Finalize is an error anyway,

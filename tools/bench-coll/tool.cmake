@@ -29,6 +29,7 @@ ${aot_bench_algs}
 add_executable(autoopt-bench-coll ${CMAKE_CURRENT_LIST_DIR}/bench_coll.c)
 target_include_directories(autoopt-bench-coll PRIVATE ${aot_bench_gen})
 target_link_libraries(autoopt-bench-coll PRIVATE MPI::MPI_C)
+set_target_properties(autoopt-bench-coll PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 target_compile_definitions(autoopt-bench-coll PRIVATE
   AOT_BENCH_MPIEXEC="${MPIEXEC_EXECUTABLE}"
   AOT_BENCH_BUILD_DIR="${CMAKE_BINARY_DIR}"

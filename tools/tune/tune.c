@@ -9,7 +9,7 @@
  *
  * One job measures everything: the algorithms are called directly (this program is linked
  * with the repository), natives through PMPI_<Collective>.  Every decision is taken from
- * times that all ranks share (each repetition's time is the maximum over the ranks), so all
+ * times that all ranks share (each repetition's time is reduced over the ranks), so all
  * ranks walk the same search in the same order; rank 0 writes the files.
  *
  * The search, per collective and communicator size (the paper's steps 3 and 4, faster):
@@ -602,9 +602,13 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
 }
 
 /*
- * Measures the candidates interleaved at one size (A B C A B C ...): each repetition is a
- * barrier, then k calls back to back (k chosen once so that a repetition lasts about
- * --target-us), its time the slowest rank's over k.  After --min-reps repetitions, and after
+ * Measures the candidates interleaved at one size (A B C A B C ...): each repetition is k
+ * calls (k chosen once so that a repetition lasts about 1 ms), each timed on its own and
+ * followed by an untimed barrier, so that a call that does not synchronise (a broadcast's
+ * root, a reduction's leaves, a pipeline) cannot overlap the next one; the repetition's time
+ * is the mean over the ranks of each rank's mean over its k calls, as OSU counts it (the
+ * slowest rank's time adds the skew with which oversubscribed ranks leave the barrier:
+ * docs/tuning.md).  Every rank holds the same sums, so every rank decides alike.  After --min-reps repetitions, and after
  * each further one, it stops when every median's 95 % interval is within --tolerance, or at
  * --max-reps.  Candidates already measured (this run, or the raw file) are not measured again.
  * reps_cap: a smaller cap for the parameter probes.
@@ -656,12 +660,17 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
     for (;;) {
         for (int j = 0; j < nt; j++) {
             struct cand *y = &x[todo[j]];
+            double t = 0;
             PMPI_Barrier(c->comm);
-            double t0 = PMPI_Wtime();
-            for (int i = 0; i < k; i++)
+            for (int i = 0; i < k; i++) {
+                double t0 = PMPI_Wtime();
                 run_one(c->kind, y->alg, y->param, bytes, c->comm, c->pcomm, c->p);
-            double t = (PMPI_Wtime() - t0) / k;
-            PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+                t += PMPI_Wtime() - t0;
+                PMPI_Barrier(c->comm);
+            }
+            t /= k;
+            PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, c->comm);
+            t /= c->p;
             samples[j][reps] = t * 1e6;
             measured_seconds += t * k;
         }
@@ -1045,15 +1054,17 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
             fmt_bytes(rg[i].lo, lo, sizeof(lo));
             fmt_bytes(rg[i].hi, hi, sizeof(hi));
             aot_coll_format_choice(&ch, choice, sizeof(choice));
+            /* the advantage as native's time / the algorithm's */
+            double rmin = 100 / (100 - rg[i].adv_min), rmax = 100 / (100 - rg[i].adv_max);
             if (rg[i].alg == kind)
                 out_add("    bytes %s-%s %s    # no algorithm surely faster (%d point%s)\n", lo,
                         hi, choice, rg[i].npoints, rg[i].npoints > 1 ? "s" : "");
-            else if (rg[i].npoints == 1 || lround(rg[i].adv_min) == lround(rg[i].adv_max))
-                out_add("    bytes %s-%s %s    # %.0f %% faster than native\n", lo, hi, choice,
-                        rg[i].adv_max);
+            else if (rg[i].npoints == 1 || lround(100 * rmin) == lround(100 * rmax))
+                out_add("    bytes %s-%s %s    # %.2fx faster than native\n", lo, hi, choice,
+                        rmax);
             else
-                out_add("    bytes %s-%s %s    # %.0f-%.0f %% faster than native (%d points)\n",
-                        lo, hi, choice, rg[i].adv_min, rg[i].adv_max, rg[i].npoints);
+                out_add("    bytes %s-%s %s    # %.2f-%.2fx faster than native (%d points)\n",
+                        lo, hi, choice, rmin, rmax, rg[i].npoints);
         }
     }
     PMPI_Comm_free(&c.pcomm);
