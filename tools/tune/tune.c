@@ -492,6 +492,15 @@ static void describe_setup(void)
     for (char *c = mpi_version; *c; c++)
         if (*c == '\t')
             *c = ' ';
+    /* MPICH waits by spinning: with more ranks than cores the timings become the scheduler's
+     * unless the job runs under the yield-when-idle policy, as the program should */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *pre = getenv("LD_PRELOAD");
+    if (world_rank == 0 && ncpu > 0 && per_host > ncpu && !(pre && strstr(pre, "yield")))
+        fprintf(stderr, "autoopt-tune: warning: %d ranks on %ld cores without the "
+                "yield-when-idle library: MPICH's spinning waits will make the timings the "
+                "scheduler's; run under the policy the program will use, e.g. -genv LD_PRELOAD "
+                "libautoopt-yield.so (docs/tuning.md)\n", per_host, ncpu);
     const char *tls = getenv("UCX_TLS");
     snprintf(setup_line, sizeof(setup_line),
              "# setup ranks=%d hosts=%d ranks-per-host=%d mpi=\"%.200s\" UCX_TLS=%.100s", world_size,
@@ -793,19 +802,24 @@ struct range {      /* a rule before merging: [lo, hi] bytes -> cand */
 };
 
 static struct aot_tuning rules;   /* everything decided so far (also steers nested calls) */
-static char out_text[1 << 20];
-static size_t out_len;
+/* The file's text, one buffer per collective (a collective appears once in a tuning file, with
+ * one ranks block per communicator size measured). */
+static char out_text[AOT_COLL_NKINDS][1 << 17];
+static size_t out_len[AOT_COLL_NKINDS];
+static int out_kind;
 static int skipped_points;
 static char skipped[2048];
 
 static void out_add(const char *fmt, ...)
 {
     va_list ap;
+    char *buf = out_text[out_kind];
+    size_t *len = &out_len[out_kind], cap = sizeof(out_text[0]);
     va_start(ap, fmt);
-    int n = vsnprintf(out_text + out_len, sizeof(out_text) - out_len, fmt, ap);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
     va_end(ap);
-    if (n > 0 && out_len + (size_t) n < sizeof(out_text))
-        out_len += (size_t) n;
+    if (n > 0 && *len + (size_t) n < cap)
+        *len += (size_t) n;
 }
 
 static int budget_left(MPI_Comm comm)
@@ -951,6 +965,27 @@ static void fmt_bytes(uint64_t b, char *s, size_t n)
         snprintf(s, n, "%llu", (unsigned long long) b);
 }
 
+/* The grid points of kind, increasing; their number. */
+static int make_grid(int kind, struct point *grid)
+{
+    int ng = 0;
+    if (kind == AOT_COLL_BARRIER || kind == AOT_COLL_ALLTOALLV) {
+        /* one decision for every size: barrier has none, alltoallv's counts differ by rank
+         * (docs/tuning-format.md); alltoallv is measured with equal blocks of 1 KiB */
+        grid[ng++] = (struct point){.bytes = kind == AOT_COLL_BARRIER ? 0 : 1024};
+        return ng;
+    }
+    for (uint64_t b = 1; b <= o.hi && ng < MAX_GRID; b *= 2) {
+        if (b < o.lo && b * 2 <= o.lo)
+            continue;
+        uint64_t mb = measured_bytes(kind, b < o.lo ? o.lo : b);
+        if (ng && grid[ng - 1].bytes == mb)
+            continue;
+        grid[ng++] = (struct point){.bytes = mb};
+    }
+    return ng;
+}
+
 /* Tunes one collective on one communicator size and appends its rules. */
 static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
 {
@@ -961,20 +996,7 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
     char err[256];
 
     PMPI_Comm_dup(comm, &c.pcomm);
-    if (kind == AOT_COLL_BARRIER || kind == AOT_COLL_ALLTOALLV) {
-        /* one decision for every size: barrier has none, alltoallv's counts differ by rank
-         * (docs/tuning-format.md); alltoallv is measured with equal blocks of 1 KiB */
-        grid[ng++] = (struct point){.bytes = kind == AOT_COLL_BARRIER ? 0 : 1024};
-    } else {
-        for (uint64_t b = 1; b <= o.hi && ng < MAX_GRID; b *= 2) {
-            if (b < o.lo && b * 2 <= o.lo)
-                continue;
-            uint64_t mb = measured_bytes(kind, b < o.lo ? o.lo : b);
-            if (ng && grid[ng - 1].bytes == mb)
-                continue;
-            grid[ng++] = (struct point){.bytes = mb};
-        }
-    }
+    ng = make_grid(kind, grid);
     /* even points first (all candidates), then the odd ones between them (pruned) */
     int stopped = 0;
     for (int pass = 0; pass < 2 && !stopped; pass++)
@@ -1047,7 +1069,10 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
     }
     aot_coll_set_tuning(&rules);
     if (world_rank == 0 && nr) {
-        out_add("collective %s\n  ranks %d-%d\n", cname, ranks_lo, ranks_hi);
+        out_kind = kind;
+        if (!out_len[kind])
+            out_add("collective %s\n", cname);
+        out_add("  ranks %d-%d\n", ranks_lo, ranks_hi);
         for (int i = 0; i < nr; i++) {
             char lo[32], hi[32], choice[96];
             struct aot_coll_choice ch = {rg[i].alg, rg[i].param};
@@ -1095,7 +1120,8 @@ static void write_output(double seconds)
     fprintf(f, "# a rule names an algorithm only where its measured 95 %% interval lies below\n"
                "# native's; sizes no rule covers run native\n");
     fprintf(f, "autoopt-tuning %d\n", AOT_TUNING_VERSION);
-    fwrite(out_text, 1, out_len, f);
+    for (int i = 0; i < o.ncolls; i++)
+        fwrite(out_text[o.colls[i]], 1, out_len[o.colls[i]], f);
     if (fclose(f) != 0)
         die_one("%s: %s", tmp, strerror(errno));
     /* the file must load exactly as autoopt will load it */
@@ -1161,9 +1187,10 @@ int main(int argc, char **argv)
                 o.comm_sizes[i] = o.comm_sizes[j];
                 o.comm_sizes[j] = t;
             }
-    for (int ci = 0; ci < o.ncolls; ci++)
-        points_total += (o.colls[ci] == AOT_COLL_BARRIER || o.colls[ci] == AOT_COLL_ALLTOALLV)
-                        ? o.ncomm : o.ncomm * (int) (log2((double) o.hi) + 1);
+    for (int ci = 0; ci < o.ncolls; ci++) {
+        static struct point g[MAX_GRID];
+        points_total += o.ncomm * make_grid(o.colls[ci], g);
+    }
 
     t_start = PMPI_Wtime();
     if (world_rank == 0 && !o.quiet)

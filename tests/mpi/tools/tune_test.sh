@@ -2,15 +2,17 @@
 # tune_test.sh: autoopt-tune end to end (tools.tune.rules, tools.tune.resume, tools.tune.errors).
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: tune_test.sh rules|resume|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY
+# usage: tune_test.sh rules|comms|resume|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
 #   rules   a short tuning run of bcast and allgather writes a file that autoopt loads; a run
 #           with it uses, for every call, the algorithm of the file's rule (tune_check.py)
+#   comms   the same on 3 ranks with --comm-sizes 2,3 (yield-when-idle: 3 ranks, 2 cores): one
+#           ranks block per size under each collective
 #   resume  a run killed part-way and resumed with --resume keeps every line it had written,
 #           measures nothing twice, and ends with the same grid points as a run never stopped
 #   errors  a corrupt or foreign raw file, an existing raw file without --resume and a bad
 #           option each stop the run with one line naming the problem
 set -eu
-what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7
+what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7 yield=$8
 rm -rf "$dir" && mkdir -p "$dir"
 args="--coll bcast,allgather --sizes 1-16K --min-reps 5 --max-reps 9 --quiet"
 sizes="1 3 4 100 1000 3000 4096 5000 16384 20000"
@@ -22,6 +24,18 @@ rules)
     env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib" \
         "$mpiexec" -n 2 "$calls" $sizes
     python3 "$check" "$dir/t.tune" "$dir/s.json" 2 $sizes
+    ;;
+comms)
+    "$mpiexec" -n 3 -genv LD_PRELOAD "$yield" "$tune" $args --comm-sizes 2,3 -o "$dir/t.tune"
+    grep -v '^#' "$dir/t.tune"
+    for c in bcast allgather; do
+        blocks=$(sed -n "/^collective $c\$/,/^collective/p" "$dir/t.tune" | grep -c '^  ranks')
+        [ "$(grep -c "^collective $c\$" "$dir/t.tune")" = 1 ] && [ "$blocks" = 2 ] ||
+            { echo "FAIL: $c: expected one collective line with 2 ranks blocks"; exit 1; }
+    done
+    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib:$yield" \
+        "$mpiexec" -n 3 "$calls" $sizes
+    python3 "$check" "$dir/t.tune" "$dir/s.json" 3 $sizes
     ;;
 resume)
     # the same grid, measured once without a stop and once stopped and resumed
