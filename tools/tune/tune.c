@@ -159,24 +159,10 @@ static void bad_option(const char *fmt, ...)
     exit(2);
 }
 
+/* A byte count as settings and tuning files write it (src/number.c), at most 1 TiB. */
 static int parse_bytes(const char *s, uint64_t *v)
 {
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    uint64_t mul = 1;
-    if (*end == 'k' || *end == 'K')
-        mul = 1024, end++;
-    else if (*end == 'm' || *end == 'M')
-        mul = 1024 * 1024, end++;
-    else if (*end == 'g' || *end == 'G')
-        mul = 1024ull * 1024 * 1024, end++;
-    if (errno || *end || x > (1ull << 40) / mul)
-        return -1;
-    *v = x * mul;
-    return 0;
+    return aot_parse_size(s, strlen(s), v) != 0 || *v > (1ull << 40) ? -1 : 0;
 }
 
 static double parse_double(const char *name, const char *s, double lo, double hi)
@@ -250,7 +236,7 @@ static void parse_options(int argc, char **argv)
             *dash = '\0';
             if (parse_bytes(buf, &o.lo) || parse_bytes(dash + 1, &o.hi) || o.lo > o.hi
                 || o.hi == 0)
-                bad_option("--sizes '%s': expected LO-HI with 0 <= LO <= HI <= 1T, e.g. 1-1M", v);
+                bad_option("--sizes '%s': expected LO-HI with 0 <= LO <= HI <= 1024G, e.g. 1-1M", v);
         } else if (!strcmp(a, "--comm-sizes")) {
             NEEDS_VALUE();
             char buf[256], *save = NULL, *end;
