@@ -67,4 +67,8 @@ int aot_tuning_save(const struct aot_tuning *t, const char *path, char *err, siz
 const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int kind,
                                                 int comm_size, uint64_t bytes);
 
+/* Whether any rule of kind covers communicators of comm_size ranks: 1, 0, or -1 when t has no
+ * rule of kind at all (a linear scan: for a warning, not for every call). */
+int aot_tuning_covers(const struct aot_tuning *t, int kind, int comm_size);
+
 #endif /* AOT_TUNING_H_INCLUDED */

@@ -145,6 +145,28 @@ static void aot_decide_cached(enum aot_coll_kind kind, int comm_size, uint64_t b
     e->gen = gen;
 }
 
+/* A tuning file with rules for kind but none for communicators of this size was probably
+ * measured on another job size: said once per collective, by rank 0 of the communicator.
+ * The last size found covered is remembered, so a program that uses one size scans once. */
+static void aot_warn_uncovered(enum aot_coll_kind kind, int comm_size, int comm_rank)
+{
+    static unsigned char warned[AOT_COLL_NKINDS];
+    static int covered_size[AOT_COLL_NKINDS];
+
+    if (__atomic_load_n(&warned[kind], __ATOMIC_RELAXED)
+        || __atomic_load_n(&covered_size[kind], __ATOMIC_RELAXED) == comm_size)
+        return;
+    if (aot_tuning_covers(aot_policy.tuning, kind, comm_size) != 0) {
+        __atomic_store_n(&covered_size[kind], comm_size, __ATOMIC_RELAXED);
+        return;
+    }
+    if (aot_once(&warned[kind], 1) && comm_rank == 0)
+        aot_log(0, "%s: the tuning file %s has no rules for communicators of %d rank%s: MPI's "
+                "own algorithm runs (was it measured on another job size? docs/tuning.md)",
+                aot_coll_kind_names[kind], aot_cfg.tuning_path ? aot_cfg.tuning_path : "",
+                comm_size, comm_size == 1 ? "" : "s");
+}
+
 /* Decides, logs the first use of each algorithm and each fallback once (on rank 0 of the
  * communicator, so a job prints it once), and counts.  fn < 0: a nested call (counted only
  * under the algorithm's counter). */
@@ -166,6 +188,8 @@ static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_ra
                 aot_coll_kind_names[kind], aot_coll_algs[d.rejected].name, a->name);
     if (aot_cfg.verbose >= 1 && aot_once(&aot_logged[d.choice.alg], 1) && comm_rank == 0)
         aot_log(1, "%s: %s (%s)", aot_coll_kind_names[kind], a->name, aot_why_text(d.why));
+    if (fn >= 0 && d.why == AOT_WHY_DEFAULT && aot_policy.tuning)
+        aot_warn_uncovered(kind, comm_size, comm_rank);
     aot_stats_add(aot_counter[d.choice.alg], 1);
     if (fn >= 0) {
         if (d.choice.alg == (int) kind)
@@ -468,6 +492,37 @@ int aot_coll_barrier(MPI_Comm comm)
 
 /* ---------------------------------------------------------------- start-up and shutdown */
 
+/* A file autoopt-tune wrote says what it was measured with ('# setup ... mpi="..."'): a job
+ * that runs another MPI library is told once, on rank 0. */
+static void aot_check_setup(const char *path, const char *text)
+{
+    char ours[MPI_MAX_LIBRARY_VERSION_STRING], theirs[256];
+    const char *p = strstr(text, "# setup "), *m, *e;
+    int len;
+
+    if (!p || (p != text && p[-1] != '\n'))
+        return;
+    e = strchr(p, '\n');
+    m = strstr(p, " mpi=\"");
+    if (!m || (e && m > e))
+        return;
+    m += 6;
+    len = (int) strcspn(m, "\"\n");
+    snprintf(theirs, sizeof(theirs), "%.*s", len, m);
+    if (PMPI_Get_library_version(ours, &len) != MPI_SUCCESS)
+        return;
+    ours[strcspn(ours, "\n")] = '\0';
+    for (char *c = ours; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+    if (strcmp(ours, theirs) != 0) {
+        char q[AOT_QUOTE_LEN];
+        aot_log(0, "%s: measured with %s, this job runs %s: its choices may not fit this "
+                "library (tune again: docs/tuning.md)", path,
+                aot_quote_str(theirs, q, sizeof(q)), ours);
+    }
+}
+
 /* Rank 0 of MPI_COMM_WORLD reads the tuning file and broadcasts it, so that every rank parses
  * the same text, reaches the same decisions and fails with the same message. */
 static int aot_read_tuning(const char *path, char *err, size_t errlen)
@@ -507,6 +562,8 @@ static int aot_read_tuning(const char *path, char *err, size_t errlen)
     if (rc == MPI_SUCCESS) {
         text[len] = '\0';
         rc = aot_tuning_parse(&aot_tuning_table, text, (size_t) len, path, err, errlen);
+        if (rc == 0 && rank == 0)
+            aot_check_setup(path, text);
     } else {
         snprintf(err, errlen, "%s: cannot broadcast the tuning file", path);
         rc = -1;

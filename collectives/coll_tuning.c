@@ -245,6 +245,22 @@ const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int 
     return NULL;
 }
 
+/* Whether any rule of kind covers communicators of comm_size ranks: 1, 0, or -1 when the table
+ * has no rule of kind at all. */
+int aot_tuning_covers(const struct aot_tuning *t, int kind, int comm_size)
+{
+    int any = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct aot_tuning_rule *r = &t->rules[i];
+        if (r->kind != kind)
+            continue;
+        any = 1;
+        if (r->ranks_lo <= comm_size && comm_size <= r->ranks_hi)
+            return 1;
+    }
+    return any ? 0 : -1;
+}
+
 /* ---------------------------------------------------------------- reader */
 
 #define AOT_MAXTOK 8

@@ -2,11 +2,12 @@
 # stats_check.py: run an MPI job with AUTOOPT_STATS=<tmp>.json and check the statistics.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: stats_check.py [--expect EXPR ...] [--output-regex RE] [--exit N] -- command...
+# usage: stats_check.py [--expect EXPR ...] [--output-regex RE ...] [--exit N] -- command...
 #   EXPR is  PATH OP NUMBER|STRING  with PATH a dotted path into the JSON document
 #   (functions.MPI_Send.calls, counters.paging.faults, thread_level) and OP one of
-#   == != >= <= > <.  A missing path counts as 0.  Fails (exit 1) with one line per failed
-#   expectation; the job's own output is passed through.
+#   == != >= <= > <.  A missing path counts as 0.  Every --output-regex must match the job's
+#   output.  Fails (exit 1) with one line per failed expectation; the job's own output is
+#   passed through.
 import argparse
 import json
 import os
@@ -36,7 +37,7 @@ def lookup(doc, path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--expect", action="append", default=[])
-    ap.add_argument("--output-regex")
+    ap.add_argument("--output-regex", action="append", default=[])
     ap.add_argument("--exit", type=int, default=0)
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -51,9 +52,10 @@ def main():
     if p.returncode != a.exit:
         print("stats_check: exit status %d, expected %d" % (p.returncode, a.exit))
         failed += 1
-    if a.output_regex and not re.search(a.output_regex, p.stdout, re.M):
-        print("stats_check: output does not match /%s/" % a.output_regex)
-        failed += 1
+    for rx in a.output_regex:
+        if not re.search(rx, p.stdout, re.M):
+            print("stats_check: output does not match /%s/" % rx)
+            failed += 1
     try:
         with open(path) as f:
             doc = json.load(f)
