@@ -14,13 +14,14 @@ status=0
 ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" || status=1
 # Everything else that can run: MPICH, UCX and mpiexec keep memory to the end of the process,
 # so no leak report.  Excluded:
-#   tools (bench, validate, netcluster) and coll.bench: they start runs with their own
-#     LD_PRELOAD, without the sanitizer runtimes that an uninstrumented mpiexec needs first;
+#   tools (bench, validate, netcluster, tune), coll.bench and coll.bench.tuned: they start
+#     runs with their own LD_PRELOAD, without the sanitizer runtimes that an uninstrumented
+#     mpiexec needs first;
 #   install.consumer: builds a program against the installed, uninstrumented package;
 #   external (ScaLAPACK's BLACS tester): uninstrumented programs;
 #   native runs: they do not load autoopt;
 #   paging.false_sharing.stats: it counts faults, and instrumented code makes other accesses.
 ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
     -LE "unit|fuzz|tools|install|external|native" \
-    -E "^coll\.bench$|^paging\.false_sharing\.stats$" "$@" || status=1
+    -E "^coll\.bench(\.tuned)?$|^paging\.false_sharing\.stats$" "$@" || status=1
 exit $status
