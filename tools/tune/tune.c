@@ -50,7 +50,7 @@ struct opts {
     uint64_t lo, hi;
     int comm_sizes[MAX_COMMS], ncomm;
     double budget, tolerance, prune, resolution, target_us;
-    int min_reps, max_reps, resume, quiet;
+    int min_reps, max_reps, resume, quiet, check_search;
     char cmdline[1024];
 };
 
@@ -100,6 +100,9 @@ static void usage(FILE *f)
 "                         slower than the best at both neighbouring points (default 2)\n"
 "    --resolution F       crossover search stops within a factor 1+F (default 0.1)\n"
 "    --quiet              no progress output\n"
+"    --check-search       also measure every parameter value and report how often the\n"
+"                         golden-section search found the best of them (slower; for\n"
+"                         checking the search, docs/tuning.md)\n"
 "    -h, --help           this text\n"
 "\n"
 "OUTPUT\n"
@@ -207,6 +210,8 @@ static void parse_options(int argc, char **argv)
             o.raw = v;
         } else if (!strcmp(a, "--resume")) {
             o.resume = 1;
+        } else if (!strcmp(a, "--check-search")) {
+            o.check_search = 1;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
         } else if (!strcmp(a, "--coll")) {
@@ -724,6 +729,9 @@ static int param_values(int alg, uint64_t bytes, int p, long *v)
 }
 
 static long gss_evaluations, gss_values;
+/* --check-search: points checked, where the search found the exhaustive best, its penalty */
+static long check_points, check_hits;
+static double check_pen_sum, check_pen_max;
 
 /* The best value of alg's parameter at `bytes`: a golden-section search over the values. */
 static long best_param(const struct ctx *c, int alg, uint64_t bytes)
@@ -742,7 +750,26 @@ static long best_param(const struct ctx *c, int alg, uint64_t bytes)
         gss_evaluations++;
     }
     gss_values += nv;
-    return v[aot_tune_gss_best(&g)];
+    int best = aot_tune_gss_best(&g);
+    if (o.check_search) {
+        /* every value, the search's own measurements reused (the same key) */
+        double t[MAX_VALUES];
+        int exh = 0;
+        for (i = 0; i < nv; i++) {
+            struct cand x = {.alg = alg, .param = v[i]};
+            measure(c, &x, 1, bytes, o.min_reps);
+            t[i] = x.est.median;
+            if (t[i] < t[exh])
+                exh = i;
+        }
+        check_points++;
+        check_hits += best == exh;
+        double pen = t[best] / t[exh] - 1;
+        check_pen_sum += pen;
+        if (pen > check_pen_max)
+            check_pen_max = pen;
+    }
+    return v[best];
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -1203,6 +1230,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "autoopt-tune: %.0f s (%.0f s in timed calls); parameter search: %ld "
                 "measurements for %ld values\n", seconds, measured_seconds, gss_evaluations,
                 gss_values);
+        if (check_points)
+            fprintf(stderr, "autoopt-tune: check of the parameter search: the exhaustive best "
+                    "found at %ld of %ld points; time of the value found over the best: mean "
+                    "+%.1f %%, worst +%.1f %%\n", check_hits, check_points,
+                    100 * check_pen_sum / check_points, 100 * check_pen_max);
         if (skipped_points)
             fprintf(stderr, "autoopt-tune: the budget ran out: %d grid points not measured "
                     "(they run native): %s\n", skipped_points, skipped);
