@@ -29,6 +29,9 @@ struct aot_tuning_rule {
     int alg;                    /* index into the registry (aot_coll_algs) */
     long param;                 /* the algorithm's parameter, 0 when it has none */
     int line;                   /* line in the file it came from, 0 when built in memory */
+    const char *note;           /* aot_tuning_write puts it after the rule as a comment (the
+                                 * tuner's measured advantage); not owned by the table; NULL
+                                 * for rules read from a file */
 };
 
 struct aot_tuning {
@@ -58,8 +61,8 @@ int aot_tuning_slurp(const char *path, char **text, size_t *len, char *err, size
 /* aot_tuning_slurp + aot_tuning_parse. */
 int aot_tuning_read(struct aot_tuning *t, const char *path, char *err, size_t errlen);
 
-/* Writes t in the current format version (rules sorted by collective, ranks, bytes).
- * 0, or -1 on an I/O error. */
+/* Writes t in the current format version (rules sorted by collective, ranks, bytes), each
+ * rule's note as a comment after it.  0, or -1 on an I/O error. */
 int aot_tuning_write(const struct aot_tuning *t, FILE *f);
 int aot_tuning_save(const struct aot_tuning *t, const char *path, char *err, size_t errlen);
 

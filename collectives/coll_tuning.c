@@ -469,6 +469,7 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
         if (strcmp(tok[0], "bytes") == 0) {
             struct aot_tuning_rule r;
             struct aot_coll_choice c;
+            r.note = NULL;
             if (!have_ranks)
                 return aot_fail(rd, "expected 'ranks <lo>-<hi>' before 'bytes'");
             if (ntok < 2 || aot_parse_range(tok[1], AOT_TUNING_INF_BYTES, &r.bytes_lo,
@@ -628,7 +629,10 @@ int aot_tuning_write(const struct aot_tuning *t, FILE *f)
         aot_fmt_bytes(a, sizeof(a), r->bytes_lo, r->bytes_hi);
         if (aot_coll_format_choice(&c, spec, sizeof(spec)) != 0)
             ok = 0;
-        ok &= fprintf(f, "    bytes %s %s\n", a, spec) > 0;
+        if (r->note)
+            ok &= fprintf(f, "    bytes %s %s    # %s\n", a, spec, r->note) > 0;
+        else
+            ok &= fprintf(f, "    bytes %s %s\n", a, spec) > 0;
     }
     free(sorted);
     return ok && !ferror(f) ? 0 : -1;

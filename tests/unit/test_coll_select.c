@@ -260,8 +260,8 @@ START_TEST(test_decide_tuning)
     struct aot_coll_decision d;
     struct aot_tuning t;
     char err[256];
-    struct aot_tuning_rule r1 = {AOT_COLL_BCAST, 2, 8, 0, 1023, 0, 0, 0};
-    struct aot_tuning_rule r2 = {AOT_COLL_BCAST, 2, 8, 1024, AOT_TUNING_INF_BYTES, 0, 4096, 0};
+    struct aot_tuning_rule r1 = {AOT_COLL_BCAST, 2, 8, 0, 1023, 0, 0, 0, NULL};
+    struct aot_tuning_rule r2 = {AOT_COLL_BCAST, 2, 8, 1024, AOT_TUNING_INF_BYTES, 0, 4096, 0, NULL};
 
     r1.alg = find(AOT_COLL_BCAST, "binomial");
     r2.alg = find(AOT_COLL_BCAST, "chain");

@@ -173,7 +173,7 @@ END_TEST
 START_TEST(test_save_and_read)
 {
     struct aot_tuning a, b;
-    struct aot_tuning_rule r = {AOT_COLL_ALLGATHER, 2, 16, 0, 4095, 0, 0, 0};
+    struct aot_tuning_rule r = {AOT_COLL_ALLGATHER, 2, 16, 0, 4095, 0, 0, 0, NULL};
     char path[] = "/tmp/aot-test-tuning-XXXXXX", err[512] = "";
     int fd = mkstemp(path);
 
@@ -413,7 +413,7 @@ END_TEST
 START_TEST(test_add_errors)
 {
     struct aot_tuning t;
-    struct aot_tuning_rule r = {AOT_COLL_BCAST, 1, 4, 0, 100, 0, 0, 0};
+    struct aot_tuning_rule r = {AOT_COLL_BCAST, 1, 4, 0, 100, 0, 0, 0, NULL};
     char err[512] = "";
 
     aot_tuning_init(&t);
@@ -430,6 +430,37 @@ START_TEST(test_add_errors)
     ck_assert_int_eq(aot_tuning_add(&t, &r, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "ranks 2-4 overlaps ranks 1-4");
     aot_tuning_free(&t);
+}
+END_TEST
+
+/* A rule's note is written as a comment after it, and the file reads back the same rules
+ * (without notes: they are comments). */
+START_TEST(test_write_notes)
+{
+    struct aot_tuning a, b;
+    struct aot_tuning_rule r = {AOT_COLL_BCAST, 4, 4, 0, 4095, 0, 0, 0,
+                                 "1.65x faster than native"};
+    char err[512] = "", *text;
+
+    aot_tuning_init(&a);
+    aot_tuning_init(&b);
+    r.alg = find(AOT_COLL_BCAST, "linear");
+    ck_assert_int_eq(aot_tuning_add(&a, &r, err, sizeof(err)), 0);
+    r.bytes_lo = 4096;
+    r.bytes_hi = AOT_TUNING_INF_BYTES;
+    r.alg = AOT_COLL_BCAST;
+    r.note = NULL;
+    ck_assert_int_eq(aot_tuning_add(&a, &r, err, sizeof(err)), 0);
+    text = write_mem(&a);
+    ck_assert_ptr_nonnull(strstr(text, "\n    bytes 0-4095 linear    # 1.65x faster than native\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\n    bytes 4096-inf native\n"));
+    ck_assert_int_eq(parse(&b, text, err, sizeof(err)), 0);
+    assert_same_rules(&a, &b);
+    for (size_t i = 0; i < b.n; i++)
+        ck_assert_ptr_null(b.rules[i].note);
+    free(text);
+    aot_tuning_free(&a);
+    aot_tuning_free(&b);
 }
 END_TEST
 
@@ -450,6 +481,7 @@ int main(void)
     tcase_add_test(tc, test_save_and_read);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_add_errors);
+    tcase_add_test(tc, test_write_notes);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

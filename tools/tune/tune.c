@@ -815,25 +815,8 @@ struct range {      /* a rule before merging: [lo, hi] bytes -> cand */
 };
 
 static struct aot_tuning rules;   /* everything decided so far (also steers nested calls) */
-/* The file's text, one buffer per collective (a collective appears once in a tuning file, with
- * one ranks block per communicator size measured). */
-static char out_text[AOT_COLL_NKINDS][1 << 17];
-static size_t out_len[AOT_COLL_NKINDS];
-static int out_kind;
-static int skipped_points;
+static int skipped_points;        /* grid points the budget left out, and their names */
 static char skipped[2048];
-
-static void out_add(const char *fmt, ...)
-{
-    va_list ap;
-    char *buf = out_text[out_kind];
-    size_t *len = &out_len[out_kind], cap = sizeof(out_text[0]);
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0 && *len + (size_t) n < cap)
-        *len += (size_t) n;
-}
 
 static int budget_left(MPI_Comm comm)
 {
@@ -966,18 +949,6 @@ static void add_range(struct range *rg, int *nr, uint64_t lo, uint64_t hi, const
     (*nr)++;
 }
 
-static void fmt_bytes(uint64_t b, char *s, size_t n)
-{
-    if (b == UINT64_MAX)
-        snprintf(s, n, "inf");
-    else if (b >= (1u << 20) && b % (1u << 20) == 0)
-        snprintf(s, n, "%lluM", (unsigned long long) (b >> 20));
-    else if (b >= 1024 && b % 1024 == 0)
-        snprintf(s, n, "%lluK", (unsigned long long) (b >> 10));
-    else
-        snprintf(s, n, "%llu", (unsigned long long) b);
-}
-
 /* The grid points of kind, increasing; their number. */
 static int make_grid(int kind, struct point *grid)
 {
@@ -1070,41 +1041,31 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
         prev = i;
     }
 
-    /* rules: into the table (checked, and used by the nested selection from now on) and the
-     * text of the file, each with its measured advantage over native */
+    /* rules: into the table (checked, and used by the nested selection from now on), each
+     * with its measured advantage over native as the note the file shows */
     for (int i = 0; i < nr; i++) {
+        /* the advantage as native's time / the algorithm's */
+        double rmin = 100 / (100 - rg[i].adv_min), rmax = 100 / (100 - rg[i].adv_max);
+        char note[96];
+        if (rg[i].alg == kind)
+            snprintf(note, sizeof(note), "no algorithm surely faster (%d point%s)",
+                     rg[i].npoints, rg[i].npoints > 1 ? "s" : "");
+        else if (rg[i].npoints == 1 || lround(100 * rmin) == lround(100 * rmax))
+            snprintf(note, sizeof(note), "%.2fx faster than native", rmax);
+        else
+            snprintf(note, sizeof(note), "%.2f-%.2fx faster than native (%d points)", rmin,
+                     rmax, rg[i].npoints);
         struct aot_tuning_rule rule = {.kind = kind, .ranks_lo = ranks_lo, .ranks_hi = ranks_hi,
                                        .bytes_lo = rg[i].lo, .bytes_hi = rg[i].hi,
-                                       .alg = rg[i].alg, .param = rg[i].param};
+                                       .alg = rg[i].alg, .param = rg[i].param,
+                                       .note = strdup(note)};
+        if (!rule.note)
+            die_one("out of memory");
         if (aot_tuning_add(&rules, &rule, err, sizeof(err)) != 0)
             die_one("internal error: rule %s %d-%d %llu-%llu: %s", cname, ranks_lo, ranks_hi,
                 (unsigned long long) rg[i].lo, (unsigned long long) rg[i].hi, err);
     }
     aot_coll_set_tuning(&rules);
-    if (world_rank == 0 && nr) {
-        out_kind = kind;
-        if (!out_len[kind])
-            out_add("collective %s\n", cname);
-        out_add("  ranks %d-%d\n", ranks_lo, ranks_hi);
-        for (int i = 0; i < nr; i++) {
-            char lo[32], hi[32], choice[96];
-            struct aot_coll_choice ch = {rg[i].alg, rg[i].param};
-            fmt_bytes(rg[i].lo, lo, sizeof(lo));
-            fmt_bytes(rg[i].hi, hi, sizeof(hi));
-            aot_coll_format_choice(&ch, choice, sizeof(choice));
-            /* the advantage as native's time / the algorithm's */
-            double rmin = 100 / (100 - rg[i].adv_min), rmax = 100 / (100 - rg[i].adv_max);
-            if (rg[i].alg == kind)
-                out_add("    bytes %s-%s %s    # no algorithm surely faster (%d point%s)\n", lo,
-                        hi, choice, rg[i].npoints, rg[i].npoints > 1 ? "s" : "");
-            else if (rg[i].npoints == 1 || lround(100 * rmin) == lround(100 * rmax))
-                out_add("    bytes %s-%s %s    # %.2fx faster than native\n", lo, hi, choice,
-                        rmax);
-            else
-                out_add("    bytes %s-%s %s    # %.2f-%.2fx faster than native (%d points)\n",
-                        lo, hi, choice, rmin, rmax, rg[i].npoints);
-        }
-    }
     PMPI_Comm_free(&c.pcomm);
 }
 
@@ -1124,18 +1085,15 @@ static void write_output(double seconds)
     f = fopen(tmp, "w");
     if (!f)
         die_one("%s: %s", tmp, strerror(errno));
-    fprintf(f, "# autoopt tuning file written by autoopt-tune (docs/tuning.md)\n");
-    fprintf(f, "%s\n", setup_line);
+    fprintf(f, "# written by autoopt-tune (docs/tuning.md)\n%s\n", setup_line);
     fprintf(f, "# date %s, %.0f s of tuning\n# command %s\n", date, seconds, o.cmdline);
     if (skipped_points)
         fprintf(f, "# budget: %d grid points not measured (they run native): %s\n",
                 skipped_points, skipped);
     fprintf(f, "# a rule names an algorithm only where its measured 95 %% interval lies below\n"
                "# native's; sizes no rule covers run native\n");
-    fprintf(f, "autoopt-tuning %d\n", AOT_TUNING_VERSION);
-    for (int i = 0; i < o.ncolls; i++)
-        fwrite(out_text[o.colls[i]], 1, out_len[o.colls[i]], f);
-    if (fclose(f) != 0)
+    int werr = aot_tuning_write(&rules, f) != 0;
+    if (fclose(f) != 0 || werr)
         die_one("%s: %s", tmp, strerror(errno));
     /* the file must load exactly as autoopt will load it */
     struct aot_tuning check;
@@ -1246,6 +1204,8 @@ int main(int argc, char **argv)
         fclose(rawf);
     /* the rules must not outlive the table autoopt reads them from */
     aot_coll_set_tuning(NULL);
+    for (size_t i = 0; i < rules.n; i++)
+        free((char *) rules.rules[i].note);
     aot_tuning_free(&rules);
     MPI_Finalize();
     return 0;
