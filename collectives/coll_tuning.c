@@ -526,60 +526,7 @@ int aot_tuning_parse(struct aot_tuning *t, const char *text, size_t len, const c
 
 int aot_tuning_slurp(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    size_t cap = 4096, n = 0;
-    struct stat st;
-    char *buf;
-
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open the tuning file: %s", path, strerror(errno));
-        return -1;
-    }
-    /* /dev/zero or a pipe would be read until memory runs out */
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        fclose(f);
-        return -1;
-    }
-    if (st.st_size > AOT_TUNING_MAX_BYTES) {
-        snprintf(err, errlen, "%s: %lld bytes, more than a tuning file may hold (%d MiB)", path,
-                 (long long) st.st_size, AOT_TUNING_MAX_BYTES >> 20);
-        fclose(f);
-        return -1;
-    }
-    buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (n + 1 < cap)
-            break;
-        if (n > AOT_TUNING_MAX_BYTES) {          /* it grew while being read */
-            snprintf(err, errlen, "%s: more than a tuning file may hold (%d MiB)", path,
-                     AOT_TUNING_MAX_BYTES >> 20);
-            free(buf);
-            fclose(f);
-            return -1;
-        }
-        cap *= 2;
-        char *nb = realloc(buf, cap);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = nb;
-        }
-    }
-    if (!buf || ferror(f)) {
-        snprintf(err, errlen, "%s: cannot read the tuning file", path);
-        free(buf);
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
+    return aot_file_slurp(path, "tuning file", AOT_TUNING_MAX_BYTES, text, len, err, errlen);
 }
 
 int aot_tuning_read(struct aot_tuning *t, const char *path, char *err, size_t errlen)

@@ -14,6 +14,7 @@
  *   - a file that must appear whole (statistics) is written to a new temporary file in the
  *     same directory (mkstemp: O_EXCL, 0600) and renamed over the name, which replaces a
  *     symbolic link there instead of following it.
+ * aot_file_slurp reads a whole input file (tuning files, the tuner's raw file) with a cap.
  * Errors are one line, "PATH: reason", for the caller to prefix with its variable.
  */
 #include <errno.h>
@@ -164,5 +165,64 @@ int aot_file_replace(const char *path, void (*emit)(FILE *f, void *arg), void *a
         unlink(tmp);
         return -1;
     }
+    return 0;
+}
+
+int aot_file_slurp(const char *path, const char *what, size_t max, char **text, size_t *len,
+                   char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    size_t cap = 4096, n = 0;
+    struct stat st;
+    char *buf;
+
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
+        return -1;
+    }
+    /* /dev/zero or a pipe would be read until memory runs out */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        fclose(f);
+        return -1;
+    }
+    if ((uint64_t) st.st_size > max) {
+        snprintf(err, errlen, "%s: %lld bytes, more than a %s may hold (%zu MiB)", path,
+                 (long long) st.st_size, what, max >> 20);
+        fclose(f);
+        return -1;
+    }
+    buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        if (n > max) {                          /* it grew while being read */
+            snprintf(err, errlen, "%s: more than a %s may hold (%zu MiB)", path, what,
+                     max >> 20);
+            free(buf);
+            fclose(f);
+            return -1;
+        }
+        cap *= 2;
+        char *nb = realloc(buf, cap);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+        }
+    }
+    if (!buf || ferror(f)) {
+        snprintf(err, errlen, "%s: cannot read the %s", path, what);
+        free(buf);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
     return 0;
 }

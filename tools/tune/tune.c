@@ -41,6 +41,7 @@
 #define MAX_CANDS 48
 #define MAX_COMMS 16
 #define MAX_VALUES 64
+#define AOT_TUNE_RAW_MAX_BYTES ((size_t) 64 << 20) /* about a million measurements */
 
 /* ---------------------------------------------------------------- options */
 
@@ -338,28 +339,18 @@ static void raw_load(void)
     long len = 0;
 
     if (world_rank == 0) {
-        FILE *f = fopen(o.raw, "r");
-        if (f && !o.resume) {
+        size_t n = 0;
+        if (access(o.raw, F_OK) != 0 && errno == ENOENT) {
+            len = 0;                       /* a new raw file */
+        } else if (!o.resume) {
             snprintf(err, sizeof(err), "%s exists: give --resume to continue it, or name "
                      "another --raw file", o.raw);
-            fclose(f);
-            f = NULL;
             len = -1;
-        } else if (!f && errno != ENOENT) {
-            snprintf(err, sizeof(err), "%s: %s", o.raw, strerror(errno));
+        } else if (aot_file_slurp(o.raw, "raw file", AOT_TUNE_RAW_MAX_BYTES, &text, &n, err,
+                                  sizeof(err)) != 0) {
             len = -1;
-        } else if (f) {
-            size_t cap = 1 << 16, n = 0, got;
-            text = malloc(cap);
-            while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
-                n += got;
-                if (n + 1 == cap)
-                    text = realloc(text, cap *= 2);
-            }
-            fclose(f);
-            len = text ? (long) n : -1;
-            if (!text)
-                snprintf(err, sizeof(err), "%s: out of memory", o.raw);
+        } else {
+            len = (long) n;
         }
     }
     PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
@@ -1071,20 +1062,33 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
 
 /* ---------------------------------------------------------------- main */
 
+struct text {
+    char *buf;
+    size_t len;
+};
+
+static void emit_text(FILE *f, void *arg)
+{
+    const struct text *t = arg;
+    fwrite(t->buf, 1, t->len, f);
+}
+
+/* Rank 0 writes the tuning file: composed in memory, checked to load exactly as autoopt will
+ * load it, then put in place whole (aot_file_replace: a temporary file renamed over it). */
 static void write_output(double seconds)
 {
-    char tmp[PATH_MAX], err[256];
+    struct text t = {NULL, 0};
+    struct aot_tuning check;
+    char err[512], date[64];
     time_t now = time(NULL);
-    char date[64];
     FILE *f;
 
     if (world_rank != 0)
         return;
     strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %z", localtime(&now));
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o.out, (int) getpid());
-    f = fopen(tmp, "w");
+    f = open_memstream(&t.buf, &t.len);
     if (!f)
-        die_one("%s: %s", tmp, strerror(errno));
+        die_one("out of memory");
     fprintf(f, "# written by autoopt-tune (docs/tuning.md)\n%s\n", setup_line);
     fprintf(f, "# date %s, %.0f s of tuning\n# command %s\n", date, seconds, o.cmdline);
     if (skipped_points)
@@ -1094,20 +1098,14 @@ static void write_output(double seconds)
                "# native's; sizes no rule covers run native\n");
     int werr = aot_tuning_write(&rules, f) != 0;
     if (fclose(f) != 0 || werr)
-        die_one("%s: %s", tmp, strerror(errno));
-    /* the file must load exactly as autoopt will load it */
-    struct aot_tuning check;
+        die_one("out of memory");
     aot_tuning_init(&check);
-    if (aot_tuning_read(&check, tmp, err, sizeof(err)) != 0) {
-        unlink(tmp);
+    if (aot_tuning_parse(&check, t.buf, t.len, o.out, err, sizeof(err)) != 0)
         die_one("internal error: the tuning file does not load: %s", err);
-    }
     aot_tuning_free(&check);
-    if (rename(tmp, o.out) != 0) {
-        int e = errno;
-        unlink(tmp);
-        die_one("%s: %s", o.out, strerror(e));
-    }
+    if (aot_file_replace(o.out, emit_text, &t, err, sizeof(err)) != 0)
+        die_one("%s", err);
+    free(t.buf);
 }
 
 int main(int argc, char **argv)
