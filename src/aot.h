@@ -126,6 +126,9 @@ int aot_file_create(int dirfd, const char *dir, const char *name, char *err, siz
 #include <stdio.h>
 int aot_file_replace(const char *path, void (*emit)(FILE *f, void *arg), void *arg, char *err,
                      size_t errlen);
+/* The same with the len bytes of text as the new contents. */
+int aot_file_replace_text(const char *path, const char *text, size_t len, char *err,
+                          size_t errlen);
 /* Reads a whole regular file of at most max bytes into a malloc'ed, NUL-terminated buffer (a
  * pipe or /dev/zero is refused, not read until memory runs out).  -1 with "PATH: reason" in
  * err, naming the file as `what` ("cannot open the tuning file: ..."). */

@@ -112,6 +112,24 @@ int aot_file_create(int dirfd, const char *dir, const char *name, char *err, siz
     return fd;
 }
 
+struct aot_text {
+    const char *text;
+    size_t len;
+};
+
+static void emit_text(FILE *f, void *arg)
+{
+    const struct aot_text *t = arg;
+    fwrite(t->text, 1, t->len, f);
+}
+
+int aot_file_replace_text(const char *path, const char *text, size_t len, char *err,
+                          size_t errlen)
+{
+    struct aot_text t = {text, len};
+    return aot_file_replace(path, emit_text, &t, err, errlen);
+}
+
 int aot_file_replace(const char *path, void (*emit)(FILE *f, void *arg), void *arg, char *err,
                      size_t errlen)
 {

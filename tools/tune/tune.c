@@ -36,6 +36,7 @@
 
 #include "aot_tune.h"
 #include "coll_internal.h"
+#include "tune_export.h"
 
 #define MAX_GRID 64
 #define MAX_CANDS 48
@@ -68,13 +69,16 @@ static void usage(FILE *f)
 "\n"
 "SYNOPSIS\n"
 "    mpiexec.mpich -n N autoopt-tune [options] -o FILE\n"
+"    autoopt-tune export [--mpich OUT.json] [--ompi OUT.conf] FILE\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs every algorithm of autoopt's repository and MPI's own collective at each message\n"
 "    size, on the ranks it is started with, and writes a tuning file that names, for each\n"
 "    collective, communicator size and message size, the fastest algorithm, or native where\n"
 "    no algorithm is faster than MPI's own beyond the measuring error. Use the file with\n"
-"    AUTOOPT_TUNING=FILE. The method is in docs/tuning.md.\n"
+"    AUTOOPT_TUNING=FILE. The method is in docs/tuning.md. \"autoopt-tune export\" writes\n"
+"    a file's rules in MPICH's and Open MPI's own formats, for programs that cannot\n"
+"    preload autoopt (autoopt-tune export --help).\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output FILE    the tuning file to write (default autoopt.tune); written to a\n"
@@ -1062,22 +1066,12 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
 
 /* ---------------------------------------------------------------- main */
 
-struct text {
-    char *buf;
-    size_t len;
-};
-
-static void emit_text(FILE *f, void *arg)
-{
-    const struct text *t = arg;
-    fwrite(t->buf, 1, t->len, f);
-}
-
 /* Rank 0 writes the tuning file: composed in memory, checked to load exactly as autoopt will
  * load it, then put in place whole (aot_file_replace: a temporary file renamed over it). */
 static void write_output(double seconds)
 {
-    struct text t = {NULL, 0};
+    char *text = NULL;
+    size_t len = 0;
     struct aot_tuning check;
     char err[512], date[64];
     time_t now = time(NULL);
@@ -1086,7 +1080,7 @@ static void write_output(double seconds)
     if (world_rank != 0)
         return;
     strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %z", localtime(&now));
-    f = open_memstream(&t.buf, &t.len);
+    f = open_memstream(&text, &len);
     if (!f)
         die_one("out of memory");
     fprintf(f, "# written by autoopt-tune (docs/tuning.md)\n%s\n", setup_line);
@@ -1100,16 +1094,18 @@ static void write_output(double seconds)
     if (fclose(f) != 0 || werr)
         die_one("out of memory");
     aot_tuning_init(&check);
-    if (aot_tuning_parse(&check, t.buf, t.len, o.out, err, sizeof(err)) != 0)
+    if (aot_tuning_parse(&check, text, len, o.out, err, sizeof(err)) != 0)
         die_one("internal error: the tuning file does not load: %s", err);
     aot_tuning_free(&check);
-    if (aot_file_replace(o.out, emit_text, &t, err, sizeof(err)) != 0)
+    if (aot_file_replace_text(o.out, text, len, err, sizeof(err)) != 0)
         die_one("%s", err);
-    free(t.buf);
+    free(text);
 }
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "export") == 0)
+        return aot_tune_export(argc - 1, argv + 1);
     /* This program measures the repository's algorithms itself: autoopt's own handling of
      * its calls (conversion, chains, collectives routing) must stay out of the way. */
     setenv("AUTOOPT_DISABLE", "0", 1);
