@@ -17,7 +17,8 @@
  *   2. at each point, each algorithm with a parameter has its best value found by a
  *      golden-section search over the parameter's values on a log scale (aot_tune_gss);
  *   3. then every candidate that is not pruned (more than --prune times the best at both
- *      neighbouring even points) is measured interleaved with the others, native included,
+ *      neighbouring even points; at an even point, at the two even points below it) is
+ *      measured interleaved with the others, native included,
  *      until every median's 95 % interval is within --tolerance or --max-reps is reached;
  *   4. a point's choice is the fastest algorithm if its whole interval lies below native's,
  *      else native;
@@ -102,7 +103,8 @@ static void usage(FILE *f)
 "    --min-reps N         repetitions before the first check (default 7)\n"
 "    --max-reps N         repetitions at most (default 31)\n"
 "    --prune F            skip an algorithm at a point where it was more than F times\n"
-"                         slower than the best at both neighbouring points (default 2)\n"
+"                         slower than the best at both neighbouring points, or at the\n"
+"                         two grid points 4 and 16 times smaller (default 2)\n"
 "    --resolution F       crossover search stops within a factor 1+F (default 0.1)\n"
 "    --quiet              no progress output\n"
 "    --check-search       also measure every parameter value and report how often the\n"
@@ -984,8 +986,12 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
                 stopped = 1;
                 break;
             }
-            const struct point *l = pass && i > 0 ? &grid[i - 1] : NULL;
-            const struct point *r = pass && i + 1 < ng ? &grid[i + 1] : NULL;
+            /* an odd point prunes on its two even neighbours; an even point from the third
+             * on, on the two even points below it (docs/tuning.md, "Search") */
+            const struct point *l = pass ? (i > 0 ? &grid[i - 1] : NULL)
+                                         : (i >= 4 ? &grid[i - 4] : NULL);
+            const struct point *r = pass ? (i + 1 < ng ? &grid[i + 1] : NULL)
+                                         : (i >= 4 ? &grid[i - 2] : NULL);
             measure_point(&c, &grid[i], l, r);
         }
     for (int i = 0; i < ng; i++)
