@@ -610,6 +610,26 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
  * --max-reps.  Candidates already measured (this run, or the raw file) are not measured again.
  * reps_cap: a smaller cap for the parameter probes.
  */
+/* Whether the --budget has time left, as rank 0 sees it (every rank gets its answer).  Once
+ * it has run out in the middle of a point, out_of_time stays set: every later measurement
+ * returns at once, and the point being measured is left out, not decided on part of its
+ * repetitions. */
+static int out_of_time;
+
+static int budget_left(MPI_Comm comm)
+{
+    int go = 1;
+    if (o.budget <= 0)
+        return 1;
+    if (out_of_time)
+        return 0;
+    if (world_rank == 0 && PMPI_Wtime() - t_start > o.budget)
+        go = 0;
+    PMPI_Bcast(&go, 1, MPI_INT, 0, comm);
+    out_of_time = !go;
+    return go;
+}
+
 static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, int reps_cap)
 {
     const char *cname = aot_coll_kind_names[c->kind];
@@ -627,7 +647,7 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             todo[nt++] = i;
         }
     }
-    if (!nt)
+    if (!nt || !budget_left(c->comm))
         return;
 
     /* warm-up: two calls each, and the longest single call decides k */
@@ -672,6 +692,8 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             measured_seconds += t * k;
         }
         reps++;
+        if (!budget_left(c->comm))
+            return;             /* nothing recorded: the point is left out */
         if (reps < o.min_reps && reps < cap)
             continue;
         int precise = 1;
@@ -815,14 +837,7 @@ static struct aot_tuning rules;   /* everything decided so far (also steers nest
 static int skipped_points;        /* grid points the budget left out, and their names */
 static char skipped[2048];
 
-static int budget_left(MPI_Comm comm)
-{
-    int go = 1;
-    if (world_rank == 0 && o.budget > 0 && PMPI_Wtime() - t_start > o.budget)
-        go = 0;
-    PMPI_Bcast(&go, 1, MPI_INT, 0, comm);
-    return go;
-}
+
 
 /* The candidates at a point: native, every algorithm the call may run (restrictions checked
  * for a commutative operation), each with a parameter at its best value. */
@@ -897,6 +912,8 @@ static void measure_point(const struct ctx *c, struct point *pt, const struct po
         progress(cname, c->p, pt->bytes, "measuring");
     candidates(c, pt, left, right);
     measure(c, pt->cand, pt->ncand, pt->bytes, o.max_reps);
+    if (out_of_time)
+        return;                 /* left out: tune_one lists it as skipped */
     decide(pt, NULL);
     pt->measured = 1;
     points_done++;
@@ -1025,7 +1042,10 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
                         break;
                     if (on_tty)
                         progress(cname, p, mb, "crossover");
-                    aot_tune_bisect_report(&bs, mb, right_wins(&c, cl, cr, mb));
+                    int rw = right_wins(&c, cl, cr, mb);
+                    if (out_of_time)
+                        break;  /* the bracket so far decides */
+                    aot_tune_bisect_report(&bs, mb, rw);
                 }
                 cross = aot_tune_bisect_cross(&bs);
             } else if (cl->alg == cr->alg && cl->param == cr->param) {
