@@ -24,7 +24,7 @@
  *   "comm_size=any": D
  *
  * GUARDS wraps the leaf in the tests MPICH's algorithm needs (a power-of-two communicator,
- * a commutative or built-in operation, a count of at least the power of two below the
+ * a built-in operation with a count of at least the power of two below the
  * communicator size, no MPI_IN_PLACE send buffer), each failing to D; on this path MPICH
  * checks none of them itself.  Only "<=", "=pow2" and "=any" are used: in 4.0.2
  * "comm_size<N" is evaluated as "<=".
@@ -55,9 +55,8 @@
 enum {
     G_POF2 = 1u << 0,        /* only on power-of-two communicator sizes */
     G_NOT_POF2 = 1u << 1,    /* only on other sizes (a power-of-two twin is mapped apart) */
-    G_COMMUTATIVE = 1u << 2, /* only for commutative operations */
-    G_BUILTIN_COUNT = 1u << 3, /* only for built-in operations and count >= pof2(p) */
-    G_NOT_INPLACE = 1u << 4, /* only when the send buffer is not MPI_IN_PLACE */
+    G_BUILTIN_COUNT = 1u << 2, /* only for built-in operations and count >= pof2(p) */
+    G_NOT_INPLACE = 1u << 3, /* only when the send buffer is not MPI_IN_PLACE */
 };
 
 /* autoopt's algorithm and the library algorithm that runs the same communication pattern.
@@ -463,8 +462,6 @@ static struct jnode *mpich_leaf(const struct xmap *x, const struct jnode *D, con
     if (x->mpich_guards & G_BUILTIN_COUNT)
         leaf = guard(guard(leaf, D, "count=any", "count<pow2", 0), D, "is_op_built_in=yes",
                      "is_op_built_in=no", 1);
-    if (x->mpich_guards & G_COMMUTATIVE)
-        leaf = guard(leaf, D, "is_commutative=yes", "is_commutative=no", 1);
     if (x->mpich_guards & G_POF2)
         leaf = guard(leaf, D, "comm_size=pow2", "comm_size=any", 1);
     if (x->mpich_guards & G_NOT_POF2)

@@ -1,11 +1,16 @@
 #!/bin/bash
-# verification of the net1 tuning file: autoopt-bench-coll on the emulated cluster, every
-# algorithm, native and tuned, one round, 1 B to 256 KiB
+# Verification of the emulated-cluster tuning file: autoopt-bench-coll on the emulated cluster,
+# every algorithm, native and tuned, ROUNDS rounds (best round per size), 1 B to 256 KiB.
+# usage: verify.sh ROUNDS OUTDIR   (1 repeat1 and 3 repeat3 made the files here)
+# SPDX-License-Identifier: GPL-2.0-or-later
 cd /work/main
 D=docs/results/tune-net1-2026-11-25
+rounds=$1 out=$D/$2
+mkdir -p "$out"
 for c in allreduce bcast reduce allgather alltoall; do
   s=$(date +%s)
-  build/bin/autoopt-bench-coll --np 8 --netcluster build/bin/autoopt-netcluster --repeat 1 --max-size 262144 \
-      --time-per-size 0.05 --tuning $D/net1.tune $c > $D/repeat1/verify-net1-$c.txt 2> $D/repeat1/verify-net1-$c.err
-  echo "$c rc=$? seconds=$(($(date +%s)-s))" >> $D/repeat1/verify-net1.log
+  build/bin/autoopt-bench-coll --np 8 --netcluster build/bin/autoopt-netcluster --repeat "$rounds" \
+      --max-size 262144 --time-per-size 0.05 --tuning $D/net1.tune $c \
+      > "$out/verify-net1-$c.txt" 2> "$out/verify-net1-$c.err"
+  echo "$c rc=$? seconds=$(($(date +%s)-s))" >> "$out/verify-net1.log"
 done

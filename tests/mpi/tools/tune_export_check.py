@@ -154,7 +154,6 @@ def mpich_expect(base, rules, sig):
         p, ok = sig["comm_size"], True
         for cond in filter(None, m[1].split(",")):
             ok &= {"pof2": (p & (p - 1)) == 0, "notpof2": (p & (p - 1)) != 0,
-                   "commutative": sig["is_commutative"],
                    "builtin": sig["is_op_built_in"],
                    "countpof2": sig["count"] >= pof2_below(p),
                    "notinplace": not sig["is_sendbuf_inplace"]}[cond]
