@@ -103,6 +103,20 @@ uint64_t aot_tune_bisect_cross(const struct aot_tune_bisect *b);
 int aot_tune_pruned(double t_left, double best_left, double t_right, double best_right,
                     double factor);
 
+/* ---------------------------------------------------------------- racing */
+
+/*
+ * Racing the candidates of one point (after F-Race: drop a contender as soon as the data say
+ * it cannot win): e[0..n) are the estimates after the same number of repetitions; alive[i] is
+ * 1 for a candidate still being measured.  The leader is the live candidate with the lowest
+ * median; every other live candidate whose interval's low end lies above `factor` times the
+ * leader's high end is dropped (alive[i] = 0), except where keep[i] is set (native, which every
+ * rule is compared with).  Returns the number still alive.  With factor >= 1 a candidate is
+ * dropped only when all of its interval lies beyond the leader's whole interval.
+ */
+int aot_tune_race(const struct aot_tune_est *e, int n, const unsigned char *keep,
+                  unsigned char *alive, double factor);
+
 /* ---------------------------------------------------------------- raw measurements */
 
 /*

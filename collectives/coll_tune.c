@@ -178,6 +178,26 @@ int aot_tune_pruned(double t_left, double best_left, double t_right, double best
     return t_left > factor * best_left && t_right > factor * best_right;
 }
 
+/* ---------------------------------------------------------------- racing */
+
+int aot_tune_race(const struct aot_tune_est *e, int n, const unsigned char *keep,
+                  unsigned char *alive, double factor)
+{
+    int lead = -1, left = 0;
+    for (int i = 0; i < n; i++)
+        if (alive[i] && (lead < 0 || e[i].median < e[lead].median))
+            lead = i;
+    for (int i = 0; i < n; i++) {
+        if (!alive[i])
+            continue;
+        if (i != lead && !(keep && keep[i]) && e[i].lo > factor * e[lead].hi)
+            alive[i] = 0;
+        else
+            left++;
+    }
+    return left;
+}
+
 /* ---------------------------------------------------------------- raw measurements */
 
 int aot_tune_raw_format(const struct aot_tune_raw *r, char *buf, size_t len)

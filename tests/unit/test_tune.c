@@ -680,6 +680,103 @@ START_TEST(test_pruned)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- racing */
+
+static struct aot_tune_est est3(double lo, double median, double hi)
+{
+    struct aot_tune_est e = { median, lo, hi, 3 };
+    return e;
+}
+
+START_TEST(test_race_rule)
+{
+    struct aot_tune_est e[5] = {
+        est3(95, 100, 105),     /* leader */
+        est3(100, 104, 110),    /* overlaps the leader: stays */
+        est3(114, 120, 125),    /* beyond the leader's interval, but within 1.1x: stays */
+        est3(117, 130, 140),    /* 117 > 1.1 * 105 = 115.5: out */
+        est3(300, 310, 320),    /* native, far behind: kept */
+    };
+    unsigned char keep[5] = { 0, 0, 0, 0, 1 }, alive[5] = { 1, 1, 1, 1, 1 };
+
+    ck_assert_int_eq(aot_tune_race(e, 5, keep, alive, 1.1), 4);
+    ck_assert_int_eq(alive[0], 1);
+    ck_assert_int_eq(alive[1], 1);
+    ck_assert_int_eq(alive[2], 1);
+    ck_assert_int_eq(alive[3], 0);
+    ck_assert_int_eq(alive[4], 1);
+    /* with factor 1 the third goes too; without keep, native goes */
+    ck_assert_int_eq(aot_tune_race(e, 5, NULL, alive, 1.0), 2);
+    ck_assert_int_eq(alive[2], 0);
+    ck_assert_int_eq(alive[4], 0);
+    /* a dropped candidate is never the leader, even when its median is the lowest */
+    unsigned char alive2[3] = { 0, 1, 1 };
+    struct aot_tune_est f[3] = { est3(1, 2, 3), est3(95, 100, 105), est3(200, 210, 220) };
+    ck_assert_int_eq(aot_tune_race(f, 3, NULL, alive2, 1.1), 1);
+    ck_assert_int_eq(alive2[0], 0);
+    ck_assert_int_eq(alive2[1], 1);
+    ck_assert_int_eq(alive2[2], 0);
+    /* one candidate alone stays */
+    unsigned char one = 1;
+    ck_assert_int_eq(aot_tune_race(f + 2, 1, NULL, &one, 1.0), 1);
+}
+END_TEST
+
+/* A race run as autoopt-tune runs it, on a synthetic table: true times with +-5 % uniform
+ * noise, rounds of one repetition each, the race from the third round, the precision rule
+ * stopping the live ones.  Over 2000 seeds the true best and the near tie (4 % behind) are
+ * never dropped and native is never dropped; the far ones (1.5x and more) are dropped after
+ * their third repetition. */
+START_TEST(test_race_synthetic)
+{
+    const double truth[6] = { 100, 104, 150, 220, 400, 180 };   /* [5] is native */
+    const unsigned char keep[6] = { 0, 0, 0, 0, 0, 1 };
+    unsigned long seed = 12345;
+    long far_reps = 0;
+
+    for (int run = 0; run < 2000; run++) {
+        double samples[6][31];
+        struct aot_tune_est e[6];
+        unsigned char alive[6] = { 1, 1, 1, 1, 1, 1 };
+        int reps = 0, n_alive = 6;
+        for (;;) {
+            for (int i = 0; i < 6; i++) {
+                if (!alive[i])
+                    continue;
+                seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+                double u = (double) (seed >> 11) / 9007199254740992.0;  /* [0, 1) */
+                samples[i][reps] = truth[i] * (0.95 + 0.1 * u);
+                far_reps += i >= 2 && i <= 4;
+            }
+            reps++;
+            if (reps < 3)
+                continue;
+            int precise = 1;
+            for (int i = 0; i < 6; i++) {
+                if (!alive[i])
+                    continue;
+                double tmp[31];
+                memcpy(tmp, samples[i], (size_t) reps * sizeof(double));
+                aot_tune_estimate(tmp, reps, &e[i]);
+                if (reps >= 7)
+                    precise &= aot_tune_precise(&e[i], 0.03);
+            }
+            n_alive = aot_tune_race(e, 6, keep, alive, 1.1);
+            if ((reps >= 7 && precise) || reps >= 31)
+                break;
+        }
+        ck_assert_int_ge(n_alive, 3);
+        ck_assert_int_eq(alive[0], 1);
+        ck_assert_int_eq(alive[1], 1);
+        ck_assert_int_eq(alive[5], 1);
+        ck_assert_int_eq(alive[2] + alive[3] + alive[4], 0);
+    }
+    /* 1.5x, 2.2x and 4x the best with +-5 % noise: out after three repetitions, every time,
+     * instead of the 7 or more the precision rule takes */
+    ck_assert_int_eq(far_reps, 3L * 3 * 2000);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- raw measurements */
 
 #define NAME47 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstu"   /* AOT_TUNE_NAME_MAX - 1 */
@@ -887,6 +984,8 @@ int main(void)
     tcase_add_test(tc, test_bisect_exact);
     tcase_add_test(tc, test_bisect_nothing_to_do);
     tcase_add_test(tc, test_pruned);
+    tcase_add_test(tc, test_race_rule);
+    tcase_add_test(tc, test_race_synthetic);
     tcase_add_test(tc, test_raw_round_trip);
     tcase_add_test(tc, test_raw_format_text);
     tcase_add_test(tc, test_raw_parse_example);

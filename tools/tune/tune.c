@@ -18,8 +18,10 @@
  *      golden-section search over the parameter's values on a log scale (aot_tune_gss);
  *   3. then every candidate that is not pruned (more than --prune times the best at both
  *      neighbouring even points; at an even point, at the two even points below it) is
- *      measured interleaved with the others, native included,
- *      until every median's 95 % interval is within --tolerance or --max-reps is reached;
+ *      measured interleaved with the others, native included, until every median's 95 %
+ *      interval is within --tolerance or --max-reps is reached; from the third repetition on
+ *      a candidate whose interval lies beyond --race times the leader's is dropped
+ *      (aot_tune_race; native never is);
  *   4. a point's choice is the fastest algorithm if its whole interval lies below native's,
  *      else native;
  *   5. where the choice changes between two grid points, a binary search on a log scale finds
@@ -52,7 +54,7 @@ struct opts {
     int colls[AOT_COLL_NKINDS], ncolls;
     uint64_t lo, hi;
     int comm_sizes[MAX_COMMS], ncomm;
-    double budget, tolerance, prune, resolution, target_us;
+    double budget, tolerance, prune, race, resolution, target_us;
     int min_reps, max_reps, resume, quiet, check_search;
     char cmdline[1024];
 };
@@ -105,6 +107,10 @@ static void usage(FILE *f)
 "    --prune F            skip an algorithm at a point where it was more than F times\n"
 "                         slower than the best at both neighbouring points, or at the\n"
 "                         two grid points 4 and 16 times smaller (default 2)\n"
+"    --race F             from the third repetition on, stop measuring a candidate at a\n"
+"                         point once its whole interval lies above F times the interval\n"
+"                         of the fastest so far (native is always measured to the end;\n"
+"                         default 1.1; 1000 measures every candidate to the end)\n"
 "    --resolution F       crossover search stops within a factor 1+F (default 0.1)\n"
 "    --quiet              no progress output\n"
 "    --check-search       also measure every parameter value and report how often the\n"
@@ -193,6 +199,7 @@ static void parse_options(int argc, char **argv)
     o.hi = 1 << 20;
     o.tolerance = 0.03;
     o.prune = 2;
+    o.race = 1.1;
     o.resolution = 0.1;
     o.min_reps = 7;
     o.max_reps = 31;
@@ -272,6 +279,9 @@ static void parse_options(int argc, char **argv)
         } else if (!strcmp(a, "--tolerance")) {
             NEEDS_VALUE();
             o.tolerance = parse_double("--tolerance", v, 0.001, 1);
+        } else if (!strcmp(a, "--race")) {
+            NEEDS_VALUE();
+            o.race = parse_double("--race", v, 1, 1000);
         } else if (!strcmp(a, "--prune")) {
             NEEDS_VALUE();
             o.prune = parse_double("--prune", v, 1, 1000);
@@ -615,6 +625,11 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
  * returns at once, and the point being measured is left out, not decided on part of its
  * repetitions. */
 static int out_of_time;
+static long raced;              /* candidates the race dropped before their point ended */
+
+/* The race (aot_tune_race) starts after this many repetitions: the least for which [min, max]
+ * of each candidate's times is an interval worth comparing. */
+#define RACE_FROM 3
 
 static int budget_left(MPI_Comm comm)
 {
@@ -674,8 +689,16 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
         k = 1000;
 
     int reps = 0, cap = reps_cap < o.max_reps ? reps_cap : o.max_reps;
+    unsigned char alive[MAX_CANDS], keep[MAX_CANDS];
+    struct aot_tune_est est[MAX_CANDS];
+    for (int j = 0; j < nt; j++) {
+        alive[j] = 1;
+        keep[j] = x[todo[j]].alg == c->kind;    /* native: every rule is compared with it */
+    }
     for (;;) {
         for (int j = 0; j < nt; j++) {
+            if (!alive[j])
+                continue;
             struct cand *y = &x[todo[j]];
             double t = 0;
             PMPI_Barrier(c->comm);
@@ -694,19 +717,33 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
         reps++;
         if (!budget_left(c->comm))
             return;             /* nothing recorded: the point is left out */
+        if (reps < RACE_FROM || (reps < o.min_reps && reps < cap && nt == 1))
+            continue;
+        /* every rank holds the same samples, so every rank drops the same candidates */
+        for (int j = 0; j < nt; j++) {
+            if (!alive[j])
+                continue;
+            double tmp[1000];
+            memcpy(tmp, samples[j], (size_t) reps * sizeof(double));
+            aot_tune_estimate(tmp, reps, &est[j]);
+        }
+        if (nt > 1) {
+            int before = 0;
+            for (int j = 0; j < nt; j++)
+                before += alive[j];
+            raced += before - aot_tune_race(est, nt, keep, alive, o.race);
+        }
         if (reps < o.min_reps && reps < cap)
             continue;
         int precise = 1;
-        for (int j = 0; j < nt; j++) {
-            double tmp[1000];
-            memcpy(tmp, samples[j], (size_t) reps * sizeof(double));
-            aot_tune_estimate(tmp, reps, &x[todo[j]].est);
-            precise &= aot_tune_precise(&x[todo[j]].est, o.tolerance);
-        }
+        for (int j = 0; j < nt; j++)
+            if (alive[j])
+                precise &= aot_tune_precise(&est[j], o.tolerance);
         if (precise || reps >= cap)
             break;
     }
     for (int j = 0; j < nt; j++) {
+        x[todo[j]].est = est[j];
         x[todo[j]].have = 1;
         raw_record(c, &x[todo[j]], bytes);
     }
@@ -1206,8 +1243,8 @@ int main(int argc, char **argv)
         if (on_tty)
             fputc('\n', stderr);
         fprintf(stderr, "autoopt-tune: %.0f s (%.0f s in timed calls); parameter search: %ld "
-                "measurements for %ld values\n", seconds, measured_seconds, gss_evaluations,
-                gss_values);
+                "measurements for %ld values; the race dropped %ld candidates early\n", seconds,
+                measured_seconds, gss_evaluations, gss_values, raced);
         if (check_points)
             fprintf(stderr, "autoopt-tune: check of the parameter search: the exhaustive best "
                     "found at %ld of %ld points; time of the value found over the best: mean "
