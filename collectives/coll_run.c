@@ -27,6 +27,8 @@ struct aot_comm_state {
 
 static struct aot_coll_policy aot_policy;
 static struct aot_tuning aot_tuning_table;
+/* The name messages give the rules in use: the file's path, or the built-in file's. */
+static char aot_tuning_name[512];
 static int aot_keyval = MPI_KEYVAL_INVALID;
 static int *aot_counter;             /* statistics counter id per algorithm */
 static unsigned char *aot_logged;    /* per algorithm: bit 0 first use, bit 1 fallback */
@@ -163,7 +165,7 @@ static void aot_warn_uncovered(enum aot_coll_kind kind, int comm_size, int comm_
     if (aot_once(&warned[kind], 1) && comm_rank == 0)
         aot_log(0, "%s: the tuning file %s has no rules for communicators of %d rank%s: MPI's "
                 "own algorithm runs (was it measured on another job size? docs/tuning.md)",
-                aot_coll_kind_names[kind], aot_cfg.tuning_path ? aot_cfg.tuning_path : "",
+                aot_coll_kind_names[kind], aot_tuning_name,
                 comm_size, comm_size == 1 ? "" : "s");
 }
 
@@ -523,6 +525,13 @@ static void aot_check_setup(const char *path, const char *text)
     }
 }
 
+/* A tuning file compiled into the library (-DAUTOOPT_BUILTIN_TUNING=FILE, collectives/
+ * CMakeLists.txt): defined only in libautoopt.so, so the references are weak and NULL in the
+ * static archive the tools and unit tests link. */
+extern const char aot_builtin_tuning_text[] __attribute__((weak));
+extern const char aot_builtin_tuning_name[] __attribute__((weak));
+extern const size_t aot_builtin_tuning_len __attribute__((weak));
+
 /* Rank 0 of MPI_COMM_WORLD reads the tuning file and broadcasts it, so that every rank parses
  * the same text, reaches the same decisions and fails with the same message. */
 static int aot_read_tuning(const char *path, char *err, size_t errlen)
@@ -613,11 +622,25 @@ int aot_coll_init(char *err, size_t errlen)
         return -1;
     }
 
-    if (aot_cfg.tuning_path) {
+    /* AUTOOPT_TUNING=none: no rules, not even built-in ones; a path: that file; unset: the
+     * built-in file if the library has one */
+    if (aot_cfg.tuning_path && strcmp(aot_cfg.tuning_path, "none") != 0) {
         if (aot_read_tuning(aot_cfg.tuning_path, err, errlen) != 0)
             return -1;
+        snprintf(aot_tuning_name, sizeof(aot_tuning_name), "%s", aot_cfg.tuning_path);
         aot_policy.tuning = &aot_tuning_table;
         AOT_LOG(1, "collectives: %zu rules from %s", aot_tuning_table.n, aot_cfg.tuning_path);
+    } else if (!aot_cfg.tuning_path && aot_builtin_tuning_text) {
+        snprintf(aot_tuning_name, sizeof(aot_tuning_name), "the built-in tuning file (%s)",
+                 aot_builtin_tuning_name);
+        /* checked at build time by the same reader (aot-tuning-check) */
+        if (aot_tuning_parse(&aot_tuning_table, aot_builtin_tuning_text, aot_builtin_tuning_len,
+                             aot_tuning_name, err, errlen) != 0)
+            return -1;
+        if (aot_world_rank == 0)
+            aot_check_setup(aot_tuning_name, aot_builtin_tuning_text);
+        aot_policy.tuning = &aot_tuning_table;
+        AOT_LOG(1, "collectives: %zu rules from %s", aot_tuning_table.n, aot_tuning_name);
     }
     for (int k = 0; k < AOT_COLL_NKINDS; k++)
         if (aot_policy.forced[k] >= 0 && aot_world_rank == 0)

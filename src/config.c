@@ -52,8 +52,8 @@ const struct aot_config_var aot_config_vars[] = {
      AOT_AGREE_VALUE},
     {"AUTOOPT_REPRODUCIBLE", "0|1", "0", "only reductions with a fixed order of operations",
      AOT_AGREE_VALUE},
-    {"AUTOOPT_TUNING", "path", "(none)", "tuning file with the decision for each collective",
-     AOT_AGREE_VALUE},
+    {"AUTOOPT_TUNING", "path|none", "(built-in file, if any)",
+     "tuning file with the decision for each collective; none: no rules", AOT_AGREE_VALUE},
 #define AOT_X(upper, lower) \
     {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \
      AOT_AGREE_VALUE},

@@ -41,7 +41,7 @@
 #include "coll_internal.h"
 #include "tune_export.h"
 
-#define MAX_GRID 64
+#define MAX_GRID 192
 #define MAX_CANDS 48
 #define MAX_COMMS 16
 #define MAX_VALUES 64
@@ -56,6 +56,7 @@ struct opts {
     int comm_sizes[MAX_COMMS], ncomm;
     double budget, tolerance, prune, race, resolution, target_us;
     int min_reps, max_reps, resume, quiet, check_search;
+    int map_steps;          /* --map: sizes per octave; 0 = the normal search */
     char cmdline[1024];
 };
 
@@ -73,6 +74,7 @@ static void usage(FILE *f)
 "SYNOPSIS\n"
 "    mpiexec.mpich -n N autoopt-tune [options] -o FILE\n"
 "    autoopt-tune export [--mpich OUT.json] [--ompi OUT.conf] FILE\n"
+"    autoopt-tune encode [--table] [-o OUT.tune --encoding NAME] RAW... (encode --help)\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs every algorithm of autoopt's repository and MPI's own collective at each message\n"
@@ -112,6 +114,14 @@ static void usage(FILE *f)
 "                         of the fastest so far (native is always measured to the end;\n"
 "                         default 1.1; 1000 measures every candidate to the end)\n"
 "    --resolution F       crossover search stops within a factor 1+F (default 0.1)\n"
+"    --map STEPS          measure a decision map instead of searching (docs/tuning.md,\n"
+"                         \"Decision maps\"): STEPS sizes per octave (1-16; 4 = quarter\n"
+"                         octaves), every method at every size -- each algorithm, and\n"
+"                         each of a fixed set of parameter values (segments of 1, 4, 16\n"
+"                         and 64 KiB; every barrier count n and Imamura j) -- with no\n"
+"                         pruning, no parameter search and no crossover search; the raw\n"
+"                         file is the input of \"autoopt-tune encode\"; the tuning file\n"
+"                         names each size's winner from that size to the next\n"
 "    --quiet              no progress output\n"
 "    --check-search       also measure every parameter value and report how often the\n"
 "                         golden-section search found the best of them (slower; for\n"
@@ -279,6 +289,9 @@ static void parse_options(int argc, char **argv)
         } else if (!strcmp(a, "--tolerance")) {
             NEEDS_VALUE();
             o.tolerance = parse_double("--tolerance", v, 0.001, 1);
+        } else if (!strcmp(a, "--map")) {
+            NEEDS_VALUE();
+            o.map_steps = (int) parse_double("--map", v, 1, 16);
         } else if (!strcmp(a, "--race")) {
             NEEDS_VALUE();
             o.race = parse_double("--race", v, 1, 1000);
@@ -876,6 +889,52 @@ static char skipped[2048];
 
 
 
+/* The parameter values of a decision map (--map): the same at every size of a map, so that
+ * every column has the same methods (the paper measured four fixed segment sizes): segments
+ * of 1, 4, 16 and 64 KiB (a segment at least the message sends it whole), every barrier
+ * count n from the registry's minimum to p - 2, every Imamura j up to lg p; the registry's
+ * tuner values for any other parameter. */
+static int map_values(int alg, int p, long *v)
+{
+    const struct aot_coll_param *pa = &aot_coll_algs[alg].param;
+    int n = 0;
+
+    if (!strcmp(pa->name, "segment")) {
+        for (long s = 1024; s <= 65536 && n < MAX_VALUES; s *= 4)
+            if (s >= pa->min && s <= pa->max)
+                v[n++] = s;
+        if (!n)
+            v[n++] = pa->dflt;
+        return n;
+    }
+    /* n and j do not depend on the message size */
+    return param_values(alg, UINT64_MAX, p, v);
+}
+
+/* Every method at a point of a decision map: native, then each algorithm the call may run
+ * with each of its map_values. */
+static void map_candidates(const struct ctx *c, struct point *pt)
+{
+    long v[MAX_VALUES];
+
+    for (int a = 0; a < aot_coll_nalgs; a++) {
+        if ((int) aot_coll_algs[a].kind != c->kind || aot_coll_check(a, c->p, 1))
+            continue;
+        int nv = aot_coll_algs[a].param.name ? map_values(a, c->p, v) : 1;
+        if (!aot_coll_algs[a].param.name)
+            v[0] = 0;
+        for (int i = 0; i < nv; i++) {
+            if (pt->ncand == MAX_CANDS)
+                die_one("%s on %d ranks has more than %d methods for --map",
+                        aot_coll_kind_names[c->kind], c->p, MAX_CANDS);
+            struct cand *x = &pt->cand[pt->ncand++];
+            memset(x, 0, sizeof(*x));
+            x->alg = a;
+            x->param = v[i];
+        }
+    }
+}
+
 /* The candidates at a point: native, every algorithm the call may run (restrictions checked
  * for a commutative operation), each with a parameter at its best value. */
 static void candidates(const struct ctx *c, struct point *pt, const struct point *left,
@@ -883,6 +942,10 @@ static void candidates(const struct ctx *c, struct point *pt, const struct point
 {
     pt->ncand = 0;
     pt->native = 0;
+    if (o.map_steps) {
+        map_candidates(c, pt);
+        return;
+    }
     for (int a = 0; a < aot_coll_nalgs && pt->ncand < MAX_CANDS; a++) {
         if ((int) aot_coll_algs[a].kind != c->kind || aot_coll_check(a, c->p, 1))
             continue;
@@ -1010,6 +1073,21 @@ static int make_grid(int kind, struct point *grid)
         grid[ng++] = (struct point){.bytes = kind == AOT_COLL_BARRIER ? 0 : 1024};
         return ng;
     }
+    if (o.map_steps) {
+        /* 2^(k / steps), rounded, from lo to hi: the map's columns */
+        for (int k = 0; ng < MAX_GRID; k++) {
+            uint64_t b = (uint64_t) llround(pow(2.0, (double) k / o.map_steps));
+            if (b > o.hi)
+                break;
+            if (b < o.lo)
+                continue;
+            uint64_t mb = measured_bytes(kind, b);
+            if (ng && grid[ng - 1].bytes >= mb)
+                continue;
+            grid[ng++] = (struct point){.bytes = mb};
+        }
+        return ng;
+    }
     for (uint64_t b = 1; b <= o.hi && ng < MAX_GRID; b *= 2) {
         if (b < o.lo && b * 2 <= o.lo)
             continue;
@@ -1046,6 +1124,8 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
                                          : (i >= 4 ? &grid[i - 4] : NULL);
             const struct point *r = pass ? (i + 1 < ng ? &grid[i + 1] : NULL)
                                          : (i >= 4 ? &grid[i - 2] : NULL);
+            if (o.map_steps)
+                l = r = NULL;           /* a map measures every method everywhere */
             measure_point(&c, &grid[i], l, r);
         }
     for (int i = 0; i < ng; i++)
@@ -1069,7 +1149,8 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
             const struct point *L = &grid[prev], *R = &grid[i];
             const struct cand *cl = &L->cand[L->choice], *cr = &R->cand[R->choice];
             uint64_t cross = R->bytes;
-            if ((cl->alg != cr->alg || cl->param != cr->param) && budget_left(comm)) {
+            if ((cl->alg != cr->alg || cl->param != cr->param) && !o.map_steps
+                && budget_left(comm)) {
                 struct aot_tune_bisect bs;
                 uint64_t m;
                 aot_tune_bisect_init(&bs, L->bytes, R->bytes, o.resolution);
@@ -1169,6 +1250,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "export") == 0)
         return aot_tune_export(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "encode") == 0)
+        return aot_tune_encode(argc - 1, argv + 1);
     /* This program measures the repository's algorithms itself: autoopt's own handling of
      * its calls (conversion, chains, collectives routing) must stay out of the way. */
     setenv("AUTOOPT_DISABLE", "0", 1);

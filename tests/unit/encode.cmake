@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# collectives/: decision encodings of measured maps (aot_encode.h; autoopt-tune encode).
+aot_add_unit_test(test_encode test_encode.c)
