@@ -20,7 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "aot.h"
 #include "aot_encode.h"
@@ -134,6 +138,13 @@ static void usage(FILE *f)
 "                         returning \"alg\" or \"alg:param=value\", and\n"
 "                         const char *aot_builtin_decide(const char *coll, int comm_size,\n"
 "                                                 unsigned long long bytes)\n"
+"    --time-decisions     time one decision of the --encoding three ways, per collective:\n"
+"                         the in-memory tree walk (aot_encode_lookup), the tuning file's\n"
+"                         interval rules as the library looks them up (aot_tuning_lookup,\n"
+"                         two binary searches) and the emitted C function, compiled with\n"
+"                         $CC (default cc) -O2 and loaded; 2^20 decisions at points\n"
+"                         drawn at random at and between the grid points, best of 5\n"
+"                         rounds, in ns per decision (a markdown table)\n"
 "    -h, --help           this text\n"
 "\n"
 "RANGES\n"
@@ -159,7 +170,7 @@ static void usage(FILE *f)
 
 struct opts {
     const char *colls, *dump, *out, *emit, *encoding, *check_points;
-    int table, check, asked;
+    int table, check, asked, time_decisions;
     struct aot_encode_spec specs[MAX_SPECS];
     int nspecs;
     const char **raw;
@@ -240,6 +251,10 @@ static void parse_options(int argc, char **argv, struct opts *o)
             o->table = 1;
             continue;
         }
+        if (strcmp(a, "--time-decisions") == 0) {
+            o->time_decisions = 1;
+            continue;
+        }
         if (strcmp(a, "--check") == 0) {
             o->check = 1;
             continue;
@@ -313,15 +328,16 @@ static void parse_options(int argc, char **argv, struct opts *o)
     }
     if (o->nraw == 0)
         bad_usage("give at least one raw file");
-    if ((o->out || o->emit || o->check_points) && !o->encoding)
-        bad_usage("-o, --emit-c and --check-points need --encoding NAME");
-    if (o->encoding && !o->out && !o->emit && !o->check_points)
-        bad_usage("--encoding names what -o or --emit-c writes: give one of them");
+    if ((o->out || o->emit || o->check_points || o->time_decisions) && !o->encoding)
+        bad_usage("-o, --emit-c and --time-decisions need --encoding NAME");
+    if (o->encoding && !o->out && !o->emit && !o->check_points && !o->time_decisions)
+        bad_usage("--encoding names what -o, --emit-c or --time-decisions uses: give one of "
+                  "them");
     if (o->check && !o->out)
         bad_usage("--check checks the file -o writes");
     if (have_pad && !nq && !nthr && o->asked)
         bad_usage("--pad applies to --quadtree and --threshold: give one of them");
-    if (!o->table && !o->dump && !o->out && !o->emit && !o->check_points)
+    if (!o->table && !o->dump && !o->out && !o->emit && !o->check_points && !o->time_decisions)
         o->table = 1;
 
     /* the encodings of the table and the maps */
@@ -754,6 +770,165 @@ static void emit_c(FILE *f, void *arg)
     free(labels);
 }
 
+/* ---------------------------------------------------------------- --time-decisions */
+
+#define TIME_QUERIES (1 << 20)
+#define TIME_ROUNDS 5
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+typedef const char *decide_fn(int comm_size, unsigned long long bytes);
+
+/* The emitted C of every collective, compiled into a shared object in a temporary directory
+ * and loaded; its handle (the directory is removed at once). */
+static void *compile_c(const struct coll *cs, int n, const char *encoding)
+{
+    char dir[] = "/tmp/autoopt-encode-XXXXXX", src[64], so[64], err[512];
+    const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+    struct c_job job = {cs, n, encoding};
+    pid_t pid;
+    int status;
+    void *h;
+
+    if (!mkdtemp(dir))
+        fail("--time-decisions: mkdtemp: %s", strerror(errno));
+    snprintf(src, sizeof(src), "%s/decide.c", dir);
+    snprintf(so, sizeof(so), "%s/decide.so", dir);
+    if (aot_file_replace(src, emit_c, &job, err, sizeof(err)) != 0)
+        fail("%s", err);
+    pid = fork();
+    if (pid == 0) {
+        execlp(cc, cc, "-std=c11", "-O2", "-shared", "-fPIC", "-o", so, src, (char *) NULL);
+        fprintf(stderr, "autoopt-tune encode: --time-decisions: cannot run %s: %s\n", cc,
+                strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)
+        || WEXITSTATUS(status) != 0)
+        fail("--time-decisions: compiling the emitted C with %s failed (set CC)", cc);
+    h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        fail("--time-decisions: %s", dlerror());
+    unlink(src);
+    unlink(so);
+    rmdir(dir);
+    return h;
+}
+
+/* ns per decision, best of TIME_ROUNDS rounds over the queries; way 0: the tree walk, 1: the
+ * library's interval lookup, 2: the compiled function.  *sink keeps the results alive. */
+static double time_way(int way, const struct coll *c, const struct aot_tuning *t, decide_fn *fn,
+                       const int *qr, const uint64_t *qb, unsigned long *sink)
+{
+    double best = 0;
+    for (int round = 0; round < TIME_ROUNDS; round++) {
+        unsigned long acc = 0;
+        double t0 = now_ns();
+        switch (way) {
+        case 0:
+            for (int i = 0; i < TIME_QUERIES; i++)
+                acc += (unsigned long) aot_encode_lookup(&c->map, &c->enc, qr[i], qb[i], NULL);
+            break;
+        case 1:
+            for (int i = 0; i < TIME_QUERIES; i++)
+                acc += (unsigned long) (uintptr_t) aot_tuning_lookup(t, c->kind, qr[i], qb[i]);
+            break;
+        default:
+            for (int i = 0; i < TIME_QUERIES; i++)
+                acc += (unsigned long) (uintptr_t) fn(qr[i], qb[i]);
+            break;
+        }
+        double ns = (now_ns() - t0) / TIME_QUERIES;
+        *sink += acc;
+        if (round == 0 || ns < best)
+            best = ns;
+    }
+    return best;
+}
+
+static void time_decisions(struct coll *cs, int n, const char *encoding)
+{
+    struct expect *ex = calloc((size_t) n, sizeof(*ex));
+    int *qr = malloc(TIME_QUERIES * sizeof(*qr));
+    uint64_t *qb = malloc(TIME_QUERIES * sizeof(*qb));
+    unsigned long sink = 0, seed = 88172645463325252UL;
+    char tmp[] = "/tmp/autoopt-encode-tune-XXXXXX", err[512];
+    void *h;
+
+    if (!ex || !qr || !qb)
+        fail("out of memory");
+    /* the interval rules the library would load: written and read back as a file */
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        fail("--time-decisions: mkstemp: %s", strerror(errno));
+    close(fd);
+    write_tuning(tmp, cs, n, ex);
+    struct aot_tuning t;
+    aot_tuning_init(&t);
+    if (aot_tuning_read(&t, tmp, err, sizeof(err)) != 0)
+        fail("--time-decisions: %s", err);
+    unlink(tmp);
+    h = compile_c(cs, n, encoding);
+
+    printf("| collective | encoding | leaves | tuning-file rules | in-memory tree, ns | "
+           "interval rules (library), ns | compiled C, ns |\n|---|---|--:|--:|--:|--:|--:|\n");
+    for (int k = 0; k < n; k++) {
+        const struct coll *c = &cs[k];
+        char name[128];
+        struct points pt;
+        struct aot_encode_stats st;
+        snprintf(name, sizeof(name), "aot_builtin_decide_%s", c->map.coll);
+        for (char *q = name; *q; q++)
+            if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')
+                  || (*q >= '0' && *q <= '9') || *q == '_'))
+                *q = '_';
+        decide_fn *fn = (decide_fn *) dlsym(h, name);
+        if (!fn)
+            fail("--time-decisions: %s not in the compiled C", name);
+        if (c->kind < 0)
+            continue;
+        /* queries: random (ranks, bytes) pairs of the check points (at, beside and between
+         * the grid points), the same for every way */
+        points_make(&c->map, &pt);
+        for (int i = 0; i < TIME_QUERIES; i++) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            qr[i] = pt.ranks[seed % (unsigned long) pt.nranks];
+            qb[i] = pt.bytes[(seed >> 20) % (unsigned long) pt.nbytes];
+        }
+        points_free(&pt);
+        /* the three ways must agree before they are timed */
+        for (int i = 0; i < 4096; i++) {
+            const char *want = c->labels[aot_encode_lookup(&c->map, &c->enc, qr[i], qb[i],
+                                                           NULL)];
+            const char *got = fn(qr[i], qb[i]);
+            if (!got || strcmp(got, want) != 0)
+                fail("--time-decisions: %s ranks %d bytes %llu: the C says %s, the tree %s",
+                     c->map.coll, qr[i], (unsigned long long) qb[i], got ? got : "NULL", want);
+        }
+        if (aot_encode_stats(&c->map, &c->enc, &st) != 0)
+            fail("out of memory");
+        double w0 = time_way(0, c, &t, fn, qr, qb, &sink);
+        double w1 = time_way(1, c, &t, fn, qr, qb, &sink);
+        double w2 = time_way(2, c, &t, fn, qr, qb, &sink);
+        printf("| %s | %s | %d | %d | %.1f | %.1f | %.1f |\n", c->map.coll, encoding, st.leaves,
+               ex[k].nflat, w0, w1, w2);
+    }
+    fprintf(stderr, "autoopt-tune encode: %d queries x %d rounds per way (checksum %lu)\n",
+            TIME_QUERIES, TIME_ROUNDS, sink & 0xffff);
+    dlclose(h);
+    aot_tuning_free(&t);
+    for (int k = 0; k < n; k++)
+        free(ex[k].flat);
+    free(ex);
+    free(qr);
+    free(qb);
+}
+
 /* ---------------------------------------------------------------- the command */
 
 int aot_tune_encode(int argc, char **argv)
@@ -856,6 +1031,8 @@ int aot_tune_encode(int argc, char **argv)
         if (aot_file_replace(o.emit, emit_c, &job, err, sizeof(err)) != 0)
             fail("%s", err);
     }
+    if (o.time_decisions)
+        time_decisions(cs, ncoll, o.encoding);
     if (o.check_points) {
         struct points_job job = {cs, ncoll};
         if (aot_file_replace(o.check_points, emit_points, &job, err, sizeof(err)) != 0)
