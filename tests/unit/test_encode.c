@@ -868,6 +868,7 @@ START_TEST(test_raw_missing)
                    st.pen_max);
         aot_encoding_free(&e);
     }
+    aot_encode_map_free(&m);
     ck_assert_int_eq(aot_encode_map_build(&m, "reduce", raw.rec, raw.n, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "no measurements of reduce");
     aot_encode_map_free(&m);
