@@ -1012,8 +1012,9 @@ static void measure_point(const struct ctx *c, struct point *pt, const struct po
         progress(cname, c->p, pt->bytes, "measuring");
     candidates(c, pt, left, right);
     measure(c, pt->cand, pt->ncand, pt->bytes, o.max_reps);
-    if (out_of_time)
-        return;                 /* left out: tune_one lists it as skipped */
+    for (int i = 0; i < pt->ncand; i++)
+        if (!pt->cand[i].have)
+            return;             /* left out (the budget): tune_one lists it as skipped */
     decide(pt, NULL);
     pt->measured = 1;
     points_done++;
@@ -1111,13 +1112,11 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
     PMPI_Comm_dup(comm, &c.pcomm);
     ng = make_grid(kind, grid);
     /* even points first (all candidates), then the odd ones between them (pruned) */
-    int stopped = 0;
-    for (int pass = 0; pass < 2 && !stopped; pass++)
+    for (int pass = 0; pass < 2; pass++)
         for (int i = pass; i < ng; i += 2) {
-            if (!budget_left(comm)) {
-                stopped = 1;
-                break;
-            }
+            /* once the budget is out, a point is still decided when every measurement it
+             * needs is in the raw file (--resume); measure_point leaves out the others */
+            budget_left(comm);
             /* an odd point prunes on its two even neighbours; an even point from the third
              * on, on the two even points below it (docs/tuning.md, "Search") */
             const struct point *l = pass ? (i > 0 ? &grid[i - 1] : NULL)
@@ -1319,7 +1318,9 @@ int main(int argc, char **argv)
                 tune_one(o.colls[ci], p, p, ranks_hi, sub);
             PMPI_Comm_free(&sub);
         }
-        PMPI_Barrier(MPI_COMM_WORLD);
+        /* the ranks outside this size's communicator learn whether the budget ran out, so
+         * that every rank of the next, larger communicator asks budget_left alike */
+        PMPI_Allreduce(MPI_IN_PLACE, &out_of_time, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     }
     double seconds = PMPI_Wtime() - t_start;
     if (world_rank == 0 && !o.quiet) {
