@@ -130,6 +130,9 @@ int aot_tune_race(const struct aot_tune_est *e, int n, const unsigned char *keep
  * "autoopt-tune-raw 1" and '#' lines of context.
  */
 #define AOT_TUNE_RAW_VERSION 1
+/* The largest raw file read (autoopt-tune --resume, autoopt-tune encode): about a million
+ * measurements. */
+#define AOT_TUNE_RAW_MAX_BYTES ((size_t) 64 << 20)
 #define AOT_TUNE_NAME_MAX 48
 struct aot_tune_raw {
     char coll[AOT_TUNE_NAME_MAX], alg[AOT_TUNE_NAME_MAX];

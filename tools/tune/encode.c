@@ -32,7 +32,6 @@
 #include "coll_internal.h"
 #include "tune_export.h"
 
-#define RAW_MAX_BYTES ((size_t) 64 << 20)  /* as the tuner reads raw files */
 #define MAX_SPECS 256
 #define MAX_COLLS 64
 
@@ -950,7 +949,7 @@ int aot_tune_encode(int argc, char **argv)
     for (int i = 0; i < o.nraw; i++) {
         char *text;
         size_t len;
-        if (aot_file_slurp(o.raw[i], "raw file", RAW_MAX_BYTES, &text, &len, err,
+        if (aot_file_slurp(o.raw[i], "raw file", AOT_TUNE_RAW_MAX_BYTES, &text, &len, err,
                            sizeof(err)) != 0)
             fail("%s", err);
         if (aot_encode_raw_parse(&raw, text, len, o.raw[i], err, sizeof(err)) != 0)

@@ -45,7 +45,6 @@
 #define MAX_CANDS 48
 #define MAX_COMMS 16
 #define MAX_VALUES 64
-#define AOT_TUNE_RAW_MAX_BYTES ((size_t) 64 << 20) /* about a million measurements */
 
 /* ---------------------------------------------------------------- options */
 
