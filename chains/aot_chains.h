@@ -20,7 +20,7 @@
 #include <mpi.h>
 
 /* Bit of aot_hooks_armed: chains (or the trace writer) want every hooked call. */
-#define AOT_ARM_CHAINS 0x10
+#define AOT_ARM_CHAINS AOT_ARM_FASTPASS
 
 /* Returned by the aot_chains_<p2p> entry points when chains do not take the call. */
 #define AOT_CHAINS_DECLINED (-1)

@@ -220,9 +220,27 @@ static void aot_ch_fast_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
                  2 * (c->has_r && c->source != MPI_PROC_NULL);
     s->fast_null = (has & 1) + (has >> 1) - (s->fast_go & 1) - (s->fast_go >> 1);
     s->fast_pc = NULL;
-    if (!s->why && s->nframes == 1 && !s->file && aot_cfg.site_depth == 1 &&
-        (!c->has_r || c->status == MPI_STATUS_IGNORE))
+    if (s->nframes == 1 && !s->file && aot_cfg.site_depth == 1)
         s->fast_pc = s->frames[0];
+    s->fast_member = !s->why && (!c->has_r || c->status == MPI_STATUS_IGNORE);
+    s->fast_pass = 0;
+}
+
+/* s can never be a chain member (excluded, or retired now): when paging will not act on its
+ * calls either, the wrappers' fast path may hand them to MPI (aot_ch_fast_pass). */
+static void aot_ch_pass_setup(struct aot_ch_sig *s)
+{
+    const struct aot_ch_key *k = &s->key;
+
+    if (!s->fast_pc || s->why == AOT_CH_PAGING)
+        return;
+#ifdef AOT_HAVE_PAGING
+    s->fast_pass = aot_paging_pass_reason(k->fn, k->scount, k->sdt, k->dest, k->rcount, k->rdt,
+                                          k->source, k->rtag, k->status_ignore);
+#else
+    (void) k;
+    s->fast_pass = AOT_PASS_DISABLED;
+#endif
 }
 
 static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
@@ -262,8 +280,10 @@ static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
         AOT_CH_COUNT(signatures, 1);
         s->why = aot_ch_on ? aot_ch_sig_setup(s, c) : AOT_CH_NOT_P2P;
         aot_ch_fast_setup(s, c);
-        if (aot_ch_on && s->why)
+        if (aot_ch_on && s->why) {
             aot_stats_add_caller(aot_ch_excluded[s->why], 1);
+            aot_ch_pass_setup(s);
+        }
         if (aot_ch_on && aot_cfg.verbose >= 2) {
             char where[256];
             aot_ch_sig_where(s, where, sizeof(where));
@@ -584,6 +604,31 @@ static void aot_ch_report_missed(void)
             c->id, (unsigned long) aot_ch_touch_addr, who, aot_ch_L.pos, c->n, where);
 }
 
+/* ---------------------------------------------------------------- arming the hooks */
+
+/*
+ * The enter hook of a call that is not a member (aot_chains_enter) has work only while chains
+ * hold state that such a call ends or must see: a phase being learned, an active chain, its
+ * outstanding requests, a touch probe set or fired, or the trace recording every call.  With
+ * none of these (a program between chains, a program that chains do not serve, one already
+ * written with MPI_Isend) the hook would do nothing, so AOT_ARM_CHAINS is cleared and the
+ * wrappers of calls that autoopt leaves alone test one word and call MPI.  Checked at the end
+ * of every chains entry point; the locked update runs only when the answer changes.
+ */
+static inline void aot_ch_arm_sync(void)
+{
+    const int need = aot_ch_trace_on || aot_ch_probe_on || aot_ch_touched || aot_ch_nreqs ||
+                     aot_ch_L.active || aot_ch_L.nphase || aot_ch_L.overflow;
+    const int have = (aot_hooks_armed & AOT_ARM_CHAINS) != 0;
+
+    if (__builtin_expect(need == have, 1))
+        return;
+    if (need)
+        __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+}
+
 /* ---------------------------------------------------------------- the call path */
 
 /* A call that cannot be a member ends the phase being learned and breaks an active chain;
@@ -608,6 +653,8 @@ static inline int aot_ch_boundary(void)
  * gets the same treatment there, only at a higher price.
  */
 static struct aot_ch_sig *aot_ch_next;
+/* Chain members may run on the fast path (unguarded chain mode at depth 1, not verifying). */
+static int aot_ch_fast_members;
 
 /* After member s of a running chain ran with learner answer act: the call expected next. */
 static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
@@ -615,7 +662,7 @@ static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
     const struct aot_ch_chain *c = aot_ch_L.active;
     struct aot_ch_sig *t = NULL;
 
-    if (aot_fast_armed) {
+    if (aot_ch_fast_members) {
         switch (act & AOT_CH_ACTION) {
         case AOT_CH_FIRST:
         case AOT_CH_NEXT:
@@ -635,8 +682,40 @@ static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
             break;
         }
     }
-    aot_ch_next = t && t->fast_pc ? t : NULL;
+    aot_ch_next = t && t->fast_pc && t->fast_member ? t : NULL;
 }
+
+/* After a call of s that went to MPI as the program made it: the call expected next, when the
+ * fast path may pass it to MPI too. */
+static inline struct aot_ch_sig *aot_ch_pass_next(const struct aot_ch_sig *s)
+{
+    struct aot_ch_sig *t = s->next;
+    return t && t->fast_pass ? t : NULL;
+}
+
+/*
+ * s, the expected call (its arguments matched), can never be a chain member and paging passes
+ * it whatever its state (fast_pass): unless chains hold state that the call must end (then
+ * AOT_ARM_CHAINS is set) or another subsystem wants the call (any other bit but timing), it
+ * goes to MPI here, with the statistics the general path would have kept.
+ */
+#define AOT_CH_FAST_PASS(s, pmpi) \
+    do { \
+        const int armed_ = aot_hooks_armed; \
+        int rc_; \
+        if (armed_ & ~AOT_ARM_TIMING) \
+            return AOT_CHAINS_DECLINED; \
+        if (armed_ & AOT_ARM_TIMING) \
+            aot_stats_time_enter(); \
+        (s)->calls++; \
+        aot_ch_sig_follow(s); \
+        aot_stats_pass_caller((s)->key.fn, (enum aot_pass_reason) (s)->fast_pass); \
+        rc_ = (pmpi); \
+        aot_ch_next = aot_ch_pass_next(s); \
+        if (armed_ & AOT_ARM_TIMING) \
+            aot_stats_time_leave((s)->key.fn); \
+        return rc_; \
+    } while (0)
 
 /*
  * Runs s, the expected call (its arguments matched), unless the hooks would have work to do:
@@ -652,8 +731,8 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     const int armed = aot_hooks_armed;
     int act, rc;
 
-    if ((armed & ~AOT_ARM_TIMING) != AOT_ARM_CHAINS || aot_ch_probe_on || aot_ch_touched ||
-        aot_tls.site_file)
+    if ((armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)) || aot_ch_probe_on || aot_ch_touched ||
+        aot_tls.site_file || !s->fast_member || !aot_ch_fast_members)
         return AOT_CHAINS_DECLINED;
     if (armed & AOT_ARM_TIMING)                 /* AUTOOPT_STATS: timed as the hooks would */
         aot_stats_time_enter();
@@ -668,6 +747,10 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     if ((act & AOT_CH_ACTION) == AOT_CH_LAST)
         aot_ch_complete_all();
     aot_ch_fast_expect(act, s);
+    /* aot_ch_arm_sync, knowing what the fast path leaves: no probe, no touch, no phase (the
+     * learner answered FIRST, NEXT or LAST), no trace; requests while a chain is active */
+    if (((aot_ch_L.active != NULL) | (aot_ch_nreqs != 0)) != ((armed & AOT_ARM_CHAINS) != 0))
+        aot_ch_arm_sync();
     if (armed & AOT_ARM_TIMING)
         aot_stats_time_leave(s->key.fn);
     return rc;
@@ -682,6 +765,11 @@ int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, in
         s->key.scount != count || s->key.sdt != dt || s->key.dest != dest ||
         s->key.stag != tag || s->key.comm != comm)
         return AOT_CHAINS_DECLINED;
+    if (s->fast_pass) {
+        if (fn == AOT_FN_MPI_Ssend)
+            AOT_CH_FAST_PASS(s, PMPI_Ssend(buf, count, dt, dest, tag, comm));
+        AOT_CH_FAST_PASS(s, PMPI_Send(buf, count, dt, dest, tag, comm));
+    }
     return aot_ch_fast_go(s);
 }
 
@@ -693,8 +781,10 @@ int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int 
     if (!s || s->fast_pc != aot_tls.caller || s->key.fn != AOT_FN_MPI_Recv ||
         s->key.rbuf != buf || s->key.rcount != count || s->key.rdt != dt ||
         s->key.source != source || s->key.rtag != tag || s->key.comm != comm ||
-        status != MPI_STATUS_IGNORE)
+        (status == MPI_STATUS_IGNORE) != s->key.status_ignore)
         return AOT_CHAINS_DECLINED;
+    if (s->fast_pass)
+        AOT_CH_FAST_PASS(s, PMPI_Recv(buf, count, dt, source, tag, comm, status));
     return aot_ch_fast_go(s);
 }
 
@@ -708,8 +798,12 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
         s->key.sbuf != sbuf || s->key.rbuf != rbuf || s->key.scount != scount ||
         s->key.rcount != rcount || s->key.dest != dest || s->key.source != source ||
         s->key.stag != stag || s->key.rtag != rtag || s->key.sdt != sdt ||
-        s->key.rdt != rdt || s->key.comm != comm || status != MPI_STATUS_IGNORE)
+        s->key.rdt != rdt || s->key.comm != comm ||
+        (status == MPI_STATUS_IGNORE) != s->key.status_ignore)
         return AOT_CHAINS_DECLINED;
+    if (s->fast_pass)
+        AOT_CH_FAST_PASS(s, PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt,
+                                          source, rtag, comm, status));
     return aot_ch_fast_go(s);
 }
 
@@ -732,6 +826,7 @@ void aot_chains_enter(int fn)
         return;                       /* the route decides, with the signature */
     aot_ch_boundary();
     aot_ch_complete_all();            /* also after a break */
+    aot_ch_arm_sync();
 }
 
 void aot_chains_leave(int fn)
@@ -740,7 +835,7 @@ void aot_chains_leave(int fn)
         aot_ch_trace_leave(fn);
 }
 
-static int aot_ch_route(const struct aot_ch_call *c)
+static int aot_ch_route_call(const struct aot_ch_call *c)
 {
     struct aot_ch_sig *s = aot_ch_signature(c);
     const struct aot_ch_chain *ran;
@@ -756,6 +851,7 @@ static int aot_ch_route(const struct aot_ch_call *c)
     if (!s || s->why || s->retired) {
         if (aot_ch_boundary() & AOT_CH_BROKE)
             aot_ch_complete_all();
+        aot_ch_next = s ? aot_ch_pass_next(s) : NULL;
         return AOT_CHAINS_DECLINED;
     }
     ran = aot_ch_L.active;           /* after its last member the learner forgets it */
@@ -770,6 +866,7 @@ static int aot_ch_route(const struct aot_ch_call *c)
         if (++s->learn_calls >= (uint32_t) aot_ch_retire_after && !s->in_chain) {
             s->retired = 1;
             AOT_CH_COUNT(retired_signatures, 1);
+            aot_ch_pass_setup(s);
             aot_ch_learn_boundary(&aot_ch_L);
             return rc;
         }
@@ -797,6 +894,14 @@ static int aot_ch_route(const struct aot_ch_call *c)
         aot_ch_complete_all();
         return rc;
     }
+}
+
+/* Every routed call leaves chains' state as aot_ch_arm_sync expects it. */
+static int aot_ch_route(const struct aot_ch_call *c)
+{
+    int rc = aot_ch_route_call(c);
+    aot_ch_arm_sync();
+    return rc;
 }
 
 int aot_chains_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -846,11 +951,13 @@ int aot_chains_init(char *err, size_t errlen)
     /* a signature probed this often without becoming a chain member is left alone */
     aot_ch_retire_after = 8 * aot_cfg.chain_confirm + 16;
     aot_ch_on = 1;
-    __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+    aot_ch_arm_sync();                /* nothing to do yet: armed by the first phase */
     /* verify mode runs chain members blocking and guarded, safe mode through paging; deeper
      * sites need unwinding: the fast path serves unguarded chain mode at depth 1 only */
-    aot_fast_armed = !aot_cfg.chain_verify && aot_cfg.site_depth == 1 &&
-                     aot_cfg.chains == AOT_CHAINS_UNGUARDED;
+    aot_ch_fast_members = !aot_cfg.chain_verify && aot_cfg.site_depth == 1 &&
+                          aot_cfg.chains == AOT_CHAINS_UNGUARDED;
+    /* the fast path also hands calls that neither chains nor paging will act on to MPI */
+    aot_fast_armed = aot_cfg.site_depth == 1;
     AOT_LOG(1, "chains on: confirm after %d repetitions, at most %d breaks, site depth %d%s%s",
             aot_cfg.chain_confirm, aot_cfg.chain_max_breaks, aot_cfg.site_depth,
             aot_cfg.chains == AOT_CHAINS_UNGUARDED ? ", unguarded" : "",

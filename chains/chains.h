@@ -77,11 +77,16 @@ struct aot_ch_sig {
     uint64_t calls;
     uint64_t time_ns;               /* inside MPI, summed (trace only) */
     struct aot_ch_sig *next;        /* the signature that followed this one last time */
-    /* the fast path (chains.c): the call site when it is one return address and the program
-     * ignores the status, else NULL; the sides a call starts (1 send, 2 receive: those whose
-     * peer is not MPI_PROC_NULL) and the number of sides MPI_PROC_NULL leaves out */
+    /* the fast path (chains.c): the call site when it is one return address, else NULL; whether
+     * chain mode may start it there (it can be a member and the program ignores the status);
+     * the sides a call starts (1 send, 2 receive: those whose peer is not MPI_PROC_NULL) and
+     * the number of sides MPI_PROC_NULL leaves out; and, once the signature can never be a
+     * member (excluded or retired), the reason paging passes it to MPI whatever its state
+     * (aot_paging_pass_reason), 0 when paging might act on it */
     const void *fast_pc;
+    int fast_member;
     int fast_go, fast_null;
+    int fast_pass;
     struct aot_ch_chain *first_of;  /* the chain this is the first member of, once looked up */
     UT_hash_handle hh;
 };

@@ -14,23 +14,43 @@ import re
 import sys
 from string import Template
 
+# Every wrapper has two paths.  The fast one is taken when the word aot_hooks_armed is 0 (autoopt
+# is active, no subsystem has anything to do around a call, counts need no atomics) and the call
+# is the program's own (depth 0): raise the re-entry guard, count the call, call MPI (a routed
+# call: its router), lower the guard.  Anything else (autoopt inactive or not yet started, a
+# nested call, hooks armed) takes the general path, a function of its own so that the fast one
+# saves no more registers than the call to MPI needs.  The hooks cannot become armed during a
+# pass-through call to MPI: only autoopt arms them, and a router may (a converted request), so
+# a routed fast path still checks for the leave hook.
 WRAPPER = Template("""\
-int ${name}(${params})
+static __attribute__((noinline)) int aot_general_${name}(${params})
 {
     int aot_rc;
-    if (__builtin_expect(!aot_active || aot_tls.depth != 0, 0))
+    if (!aot_active || aot_tls.depth != 0)
         return P${name}(${args});
     aot_tls.depth = 1;
     aot_count_call(AOT_FN_${name});
-${fast}${enter}${caller}    aot_rc = ${call}(${args});
+${fast}${enter}    aot_rc = ${call}(${args});
 ${leave}    aot_tls.depth = 0;
+    return aot_rc;
+}
+
+int ${name}(${params})
+{
+    int aot_rc;
+    if (__builtin_expect(((aot_hooks_armed${fastmask}) | aot_tls.depth) != 0, 0)) {
+${caller}        return aot_general_${name}(${args});
+    }
+    aot_tls.depth = 1;
+    aot_calls[AOT_FN_${name}]++;
+${fastpath}${fastenter}    aot_rc = ${call}(${args});
+${fastleave}    aot_tls.depth = 0;
     return aot_rc;
 }
 
 """)
 FAST = Template("""\
     if (__builtin_expect(aot_fast_armed != 0, 0)) {
-        aot_tls.caller = __builtin_return_address(0);
         aot_rc = aot_fast_${name}(${args});
         if (aot_rc != AOT_FAST_DECLINED) {
             aot_tls.depth = 0;
@@ -197,13 +217,24 @@ def main():
                 continue
             args = ", ".join(p.param_names())
             local = "local" in kinds
+            routed = "route" in kinds
+            caller = "aot_tls.caller = __builtin_return_address(0);\n" if routed else ""
+            fast = FAST.substitute(name=p.name, args=args) if "fast" in kinds else ""
+            leave = "" if local else Template(HOOK_LEAVE).substitute(name=p.name)
             sub = dict(name=p.name, params=p.params, args=args,
-                       call=("aot_route_" + p.name) if "route" in kinds else "P" + p.name,
-                       caller="    aot_tls.caller = __builtin_return_address(0);\n"
-                              if "route" in kinds else "",
-                       fast=FAST.substitute(name=p.name, args=args) if "fast" in kinds else "",
+                       call=("aot_route_" + p.name) if routed else "P" + p.name,
+                       caller=("        " + caller) if caller else "", fast=fast,
                        enter="" if local else Template(HOOK_ENTER).substitute(name=p.name),
-                       leave="" if local else Template(HOOK_LEAVE).substitute(name=p.name))
+                       leave=leave,
+                       # the fast path: the caller (routed calls) is set before the fast
+                       # offer, which reads it; the leave hook only where a router may arm
+                       fastpath=("    " + caller + fast) if routed else "",
+                       fastleave=leave if routed else "",
+                       # a fast function's wrapper sees past AOT_ARM_FASTPASS: the subsystem
+                       # behind aot_fast_<fn> checks that state itself, and a call it declines
+                       # runs the enter hook here
+                       fastmask=" & ~AOT_ARM_FASTPASS" if fast else "",
+                       fastenter=Template(HOOK_ENTER).substitute(name=p.name) if fast else "")
             f.write(WRAPPER.substitute(sub))
         for p in sites:
             f.write(SITE.substitute(name=p.name, params=p.ptr_params,

@@ -38,5 +38,12 @@ void aot_paging_force(int on);
  * chains): everything pending completes first, since the call's buffers may share bytes or
  * pages with guarded ones. */
 void aot_paging_settle(void);
+/* The reason paging passes a call with these arguments straight to MPI whatever its state (the
+ * AOT_PASS_* value it would count: switched off, MPI_PROC_NULL, wildcard with status, datatype,
+ * below AUTOOPT_CONVERT_MIN), or 0 when it might convert it.  fn: AOT_FN_MPI_Send, _Ssend, _Recv
+ * or _Sendrecv; the side of a send or a receive that fn lacks is ignored.  Chains use it to send
+ * such calls to MPI from the wrappers' fast path (a call's signature fixes these arguments). */
+int aot_paging_pass_reason(int fn, int scount, MPI_Datatype sdt, int dest, int rcount,
+                           MPI_Datatype rdt, int source, int rtag, int status_ignore);
 
 #endif /* AOT_PAGING_H_INCLUDED */

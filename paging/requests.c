@@ -1283,3 +1283,38 @@ void aot_pg_child_reset(void)
     aot_pg_on = 0;
     __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_PAGING, __ATOMIC_RELAXED);
 }
+
+int aot_paging_pass_reason(int fn, int scount, MPI_Datatype sdt, int dest, int rcount,
+                           MPI_Datatype rdt, int source, int rtag, int status_ignore)
+{
+    const int has_s = fn != AOT_FN_MPI_Recv, has_r = fn == AOT_FN_MPI_Recv ||
+                                                     fn == AOT_FN_MPI_Sendrecv;
+    struct aot_pg_part p;
+    size_t bytes = 0;
+    int why, live_s = has_s && dest != MPI_PROC_NULL, live_r = has_r && source != MPI_PROC_NULL;
+
+    /* the checks of aot_paging_send, _recv and aot_pg_sendrecv_check that do not depend on
+     * the buffer, the communicator, the call site or what is pending, in their order */
+    if (!aot_cfg.convert || !aot_pg_on)
+        return AOT_PASS_DISABLED;
+    if (!live_s && !live_r)
+        return AOT_PASS_PROC_NULL;
+    if (has_s && !has_r && !live_s)
+        return AOT_PASS_PROC_NULL;
+    if (live_r && !status_ignore && (source == MPI_ANY_SOURCE || rtag == MPI_ANY_TAG))
+        return AOT_PASS_WILDCARD_STATUS;
+    if (live_s) {
+        if ((why = aot_pg_part_size(&p, NULL, scount, sdt)))
+            return why;
+        bytes = p.bytes;
+    }
+    if (live_r) {
+        if ((why = aot_pg_part_size(&p, NULL, rcount, rdt)))
+            return why;
+        if (p.bytes == 0)
+            return AOT_PASS_BELOW_MIN;
+        if (p.bytes > bytes)
+            bytes = p.bytes;
+    }
+    return bytes < aot_cfg.convert_min ? AOT_PASS_BELOW_MIN : 0;
+}

@@ -166,7 +166,9 @@ extern void (*aot_probes_release)(void);
 /* ---------------------------------------------------------------- enter / leave hooks */
 
 /* Nonzero while some subsystem needs to run around every progress-capable MPI call (pending
- * converted requests, statistics timing).  The wrappers test only this word on the fast path. */
+ * converted requests, statistics timing), and whenever a call cannot take the wrappers' fast
+ * path for another reason (AOT_ARM_OFF, AOT_ARM_ATOMIC).  The wrappers test only this word and
+ * the re-entry depth on the fast path (intercept/gen_wrappers.py). */
 extern volatile int aot_hooks_armed;
 /* Nonzero while a subsystem may take calls of the "fast" functions (intercept/wrappers.spec)
  * before the hooks: the wrapper then calls aot_fast_<fn>, which returns AOT_FAST_DECLINED,
@@ -195,6 +197,14 @@ static inline int aot_waitall_ignore(int n, MPI_Request *req)
 /* Bits of aot_hooks_armed owned by src/ (subsystems define their own, e.g. AOT_ARM_PAGING 1). */
 #define AOT_ARM_TIMING 0x100
 #define AOT_ARM_TRACE  0x200   /* set by the trace writer: every call emits AOT_TR_CALL */
+#define AOT_ARM_FASTPASS 0x10  /* the bit of the subsystem that serves the "fast" functions
+                                * (chains: AOT_ARM_CHAINS): their wrappers offer the call to
+                                * aot_fast_<fn> while it is set, and run the hooks only for a
+                                * call declined there */
+#define AOT_ARM_OFF    0x400   /* autoopt is not active (before MPI_Init, AUTOOPT_DISABLE=1,
+                                * after MPI_Finalize): every call takes the general path */
+#define AOT_ARM_ATOMIC 0x800   /* MPI_THREAD_MULTIPLE: call counts need atomic increments, which
+                                * only the general path makes (aot_count_call) */
 
 /* Below MPI_THREAD_MULTIPLE only one thread is inside MPI at a time, so a plain increment is
  * exact and avoids a locked instruction on every call. */
@@ -220,6 +230,17 @@ static inline void aot_stats_optimized(int fn)
         __atomic_fetch_add(&aot_optimized[fn], 1, __ATOMIC_RELAXED);
     else
         aot_optimized[fn]++;
+}
+
+/* aot_stats_pass for a call that a wrapper's fast path passes to MPI (the trace is off there:
+ * AOT_ARM_TRACE keeps calls off that path). */
+extern uint64_t aot_passed[AOT_FN_COUNT][AOT_PASS_NREASONS];
+static inline void aot_stats_pass_caller(int fn, enum aot_pass_reason reason)
+{
+    if (__builtin_expect(aot_calls_atomic, 0))
+        __atomic_fetch_add(&aot_passed[fn][reason], 1, __ATOMIC_RELAXED);
+    else
+        aot_passed[fn][reason]++;
 }
 
 /* aot_stats_add for such counters (id from aot_stats_register; -1 is ignored). */

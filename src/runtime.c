@@ -37,7 +37,7 @@ struct aot_config aot_cfg;
 int aot_world_rank = -1, aot_world_size;
 int aot_thread_level = MPI_THREAD_SINGLE;
 __thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
-volatile int aot_hooks_armed;
+volatile int aot_hooks_armed = AOT_ARM_OFF;
 int aot_fast_armed;
 int aot_calls_atomic;
 volatile int aot_probes_armed;
@@ -168,6 +168,8 @@ int aot_runtime_start(int provided)
     PMPI_Comm_size(MPI_COMM_WORLD, &aot_world_size);
     aot_thread_level = provided;
     aot_calls_atomic = provided == MPI_THREAD_MULTIPLE;
+    if (aot_calls_atomic)
+        __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_ATOMIC, __ATOMIC_RELAXED);
 
     aot_agree(aot_config_parse(&aot_cfg, aot_env_get, NULL, err, sizeof(err)) != 0, err);
     aot_agree_settings();
@@ -231,6 +233,7 @@ int aot_runtime_start(int provided)
     if (provided < MPI_THREAD_MULTIPLE)
         aot_stats_start();      /* counts always; timing needs calls that do not overlap */
     aot_active = 1;
+    __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_OFF, __ATOMIC_RELAXED);
     if (aot_app_threads_before_init && (aot_cfg.convert || aot_cfg.chains))
         aot_app_threads_begin("the program ran a thread of its own before MPI_Init");
     AOT_LOG(1, "active: conversion %s (min %zu B), chains %s, collectives %s, thread level %d",
@@ -256,7 +259,7 @@ void aot_runtime_finish(void)
 #ifdef AOT_HAVE_CHAINS
     aot_trace_finalize();       /* after paging: its last waits are in the trace */
 #endif
-    aot_hooks_armed = 0;
+    aot_hooks_armed = AOT_ARM_OFF;
     aot_fast_armed = 0;
     aot_stats_report();
 #ifdef AOT_HAVE_COLLECTIVES

@@ -12,7 +12,7 @@
 
 uint64_t aot_calls[AOT_FN_COUNT];
 uint64_t aot_optimized[AOT_FN_COUNT];
-static uint64_t aot_passed[AOT_FN_COUNT][AOT_PASS_NREASONS];
+uint64_t aot_passed[AOT_FN_COUNT][AOT_PASS_NREASONS];
 static double aot_time[AOT_FN_COUNT];
 
 static struct { const char *group, *name; } aot_named_keys[AOT_MAX_NAMED];

@@ -3,12 +3,15 @@
  * autoopt adds to each call with callgrind (docs/chains.md, "Cost per call, counted").
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Usage: autoopt-instr-loop ITERS sendrecv|isend
+ * Usage: autoopt-instr-loop ITERS sendrecv|isend|sendself
  *
  * Each phase exchanges 4 messages of 64 doubles with the rank itself, then reads the received
  * data and changes the sent data, as SOR does between its exchanges:
  *   sendrecv  4 MPI_Sendrecv (under autoopt chains they become one chain of 4 members)
  *   isend     the hand-written version: 4 MPI_Irecv, 4 MPI_Isend, one MPI_Waitall
+ *   sendself  4 times MPI_Irecv, MPI_Send, MPI_Wait (12 calls): each MPI_Send is a phase of
+ *             its own, which chains never make a chain of, and paging passes it (below
+ *             AUTOOPT_CONVERT_MIN): the cost of routed calls that autoopt does not optimize
  * Instructions per phase are the difference of two runs (e.g. 40000 and 20000 phases) divided
  * by the difference of their ITERS, so start-up and learning cancel out.  One rank and no
  * peer keep the count deterministic; wall time is printed but means little under callgrind.
@@ -36,17 +39,19 @@ static double touch(void)
 
 int main(int argc, char **argv)
 {
-    int me, iters, isend;
+    int me, iters, isend, self;
     double sum = 0, t0 = 0, t;
 
     MPI_Init(&argc, &argv);
     if (argc != 3 || (iters = atoi(argv[1])) <= 0
-        || (strcmp(argv[2], "sendrecv") != 0 && strcmp(argv[2], "isend") != 0)) {
-        fprintf(stderr, "usage: autoopt-instr-loop ITERS sendrecv|isend\n");
+        || (strcmp(argv[2], "sendrecv") != 0 && strcmp(argv[2], "isend") != 0 &&
+            strcmp(argv[2], "sendself") != 0)) {
+        fprintf(stderr, "usage: autoopt-instr-loop ITERS sendrecv|isend|sendself\n");
         MPI_Finalize();
         return 2;
     }
     isend = strcmp(argv[2], "isend") == 0;
+    self = strcmp(argv[2], "sendself") == 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     for (int b = 0; b < NBUF; b++) {
         sendbuf[b] = malloc(COUNT * sizeof(double));
@@ -61,7 +66,14 @@ int main(int argc, char **argv)
     for (int it = 0; it < iters + WARMUP; it++) {
         if (it == WARMUP)
             t0 = MPI_Wtime();
-        if (!isend) {
+        if (self) {
+            for (int b = 0; b < NBUF; b++) {
+                MPI_Request req;
+                MPI_Irecv(recvbuf[b], COUNT, MPI_DOUBLE, me, b, MPI_COMM_WORLD, &req);
+                MPI_Send(sendbuf[b], COUNT, MPI_DOUBLE, me, b, MPI_COMM_WORLD);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+        } else if (!isend) {
             for (int b = 0; b < NBUF; b++)
                 MPI_Sendrecv(sendbuf[b], COUNT, MPI_DOUBLE, me, b, recvbuf[b], COUNT, MPI_DOUBLE,
                              me, b, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

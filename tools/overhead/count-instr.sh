@@ -5,7 +5,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: tools/overhead/count-instr.sh BUILD-DIR MODE [VAR=VALUE...]
-#   MODE        native-isend | native-sendrecv | chains | autoopt-isend
+#   MODE        native-isend | native-sendrecv | chains | autoopt-isend |
+#               native-sendself | autoopt-sendself
 #   VAR=VALUE   extra environment for the ranks (e.g. AUTOOPT_SITE_DEPTH=2)
 # Runs 20000 and 40000 phases, one rank each, and prints (count(40000) - count(20000)) / 20000
 # per object: start-up, learning and MPI_Finalize cancel out.
@@ -25,7 +26,9 @@ case $mode in
     native-sendrecv)   env=() prog=sendrecv ;;
     chains)            env=(LD_PRELOAD="$lib" AUTOOPT_CONVERT=1 AUTOOPT_CHAINS=1) prog=sendrecv ;;
     autoopt-isend) env=(LD_PRELOAD="$lib" AUTOOPT_CONVERT=1 AUTOOPT_CHAINS=1) prog=isend ;;
-    *) echo "count-instr.sh: MODE '$mode': not one of native-isend, native-sendrecv, chains, autoopt-isend" >&2
+    native-sendself)   env=() prog=sendself ;;
+    autoopt-sendself)  env=(LD_PRELOAD="$lib" AUTOOPT_CONVERT=1 AUTOOPT_CHAINS=1) prog=sendself ;;
+    *) echo "count-instr.sh: MODE '$mode': not one of native-isend, native-sendrecv, chains, autoopt-isend, native-sendself, autoopt-sendself" >&2
        exit 2 ;;
 esac
 tmp=$(mktemp -d)
@@ -40,5 +43,6 @@ for n in 20000 40000; do
                       s[a[k]] += $1; t += $1 }
                END { for (o in s) print o, s[o]; print "TOTAL", t }' | sort >"$tmp/obj.$n"
 done
-echo "instructions per phase (4 calls), $mode:"
+case $prog in isend) calls="9 calls" ;; sendself) calls="12 calls" ;; *) calls="4 calls" ;; esac
+echo "instructions per phase ($calls), $mode:"
 join "$tmp/obj.20000" "$tmp/obj.40000" | awk '{ d = ($3 - $2) / 20000; if (d >= 1) printf "  %-28s %8.1f\n", $1, d }'
