@@ -25,8 +25,9 @@
  * Paging: a call that paging would convert (AUTOOPT_CONVERT=1, at least AUTOOPT_CONVERT_MIN
  * bytes) is never a member: it stays paging's.  The calls chains take would have passed through
  * paging; before their buffers are handed to MPI, paging's pending requests on those bytes are
- * completed (aot_pg_complete_range), as paging does for a call that passes through.  A page that
- * paging guards is never probed: the gap then counts as touched (aot_pg_guarded_meet).
+ * completed (aot_paging_complete), as paging does for a call that passes through.  A page that
+ * paging guards is never probed: the gap then counts as touched (aot_paging_guards).  Chains
+ * see paging only through aot_paging.h.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@
 
 #include "chains.h"
 #ifdef AOT_HAVE_PAGING
-#include "paging.h"
+#include "aot_paging.h"
 #endif
 
 #define AOT_CH_COUNTERS(X) \
@@ -109,14 +110,12 @@ static int aot_ch_member_fn(int fn)
 
 /* Before MPI gets [lo, hi) itself: paging's requests on those bytes complete, and so do those
  * that guard any of its pages (a peer's process_vm_readv, or ours, fails on a no-access page;
- * see aot_pg_pass_resolve). */
+ * see aot_paging_complete). */
 static void aot_ch_resolve(intptr_t lo, intptr_t hi, int write)
 {
 #ifdef AOT_HAVE_PAGING
-    if (aot_pg_on && aot_pg_npending && hi > lo) {
-        aot_pg_complete_range(lo, hi, write);
-        aot_pg_complete_pages(lo, hi);
-    }
+    if (aot_paging_pending() && hi > lo)
+        aot_paging_complete(lo, hi, write);
 #else
     (void) lo;
     (void) hi;
@@ -128,8 +127,8 @@ static void aot_ch_resolve(intptr_t lo, intptr_t hi, int write)
 static int aot_ch_paging_guards(intptr_t lo, intptr_t hi)
 {
 #ifdef AOT_HAVE_PAGING
-    if (aot_pg_on && aot_pg_npending && hi > lo)
-        return aot_pg_guarded_meet((uintptr_t) lo, (uintptr_t) hi);
+    if (aot_paging_pending() && hi > lo)
+        return aot_paging_guards(lo, hi);
 #else
     (void) lo;
     (void) hi;
@@ -176,19 +175,12 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
         if (size == 0 || c->rcount == 0)
             return AOT_CH_COUNT;      /* a pure synchronization: its completion is its effect */
     }
-    if (aot_cfg.convert) {
-        /* what paging converts stays paging's (docs/chains.md, "Chains and paging") */
-        MPI_Count ssize = 0;
-        size_t bytes = 0;
-        if (c->has_s) {
-            PMPI_Type_size_x(c->sdt, &ssize);
-            bytes = (size_t) ssize * (size_t) c->scount;
-        }
-        if (c->has_r && (size_t) size * (size_t) c->rcount > bytes)
-            bytes = (size_t) size * (size_t) c->rcount;
-        if (bytes >= aot_cfg.convert_min)
-            return AOT_CH_PAGING;
-    }
+#ifdef AOT_HAVE_PAGING
+    /* what paging converts stays paging's (docs/chains.md, "Chains and paging") */
+    if (aot_paging_would_convert(c->has_s ? c->scount : 0, c->sdt, c->has_r ? c->rcount : 0,
+                                 c->rdt))
+        return AOT_CH_PAGING;
+#endif
     PMPI_Comm_get_errhandler(c->comm, &eh);
     fatal = eh == MPI_ERRORS_ARE_FATAL;
     PMPI_Errhandler_free(&eh);
@@ -400,7 +392,7 @@ static int aot_ch_start_safe(const struct aot_ch_call *c, const struct aot_ch_si
                                          : aot_tls.caller;
     int rc;
 
-    if (aot_pg_on && (!c->has_r || c->status == MPI_STATUS_IGNORE)) {
+    if (aot_paging_started() && (!c->has_r || c->status == MPI_STATUS_IGNORE)) {
         AOT_CH_COUNT(guarded_members, 1);
         aot_paging_force(1);
         switch (c->fn) {
@@ -609,7 +601,7 @@ static void aot_ch_report_missed(void)
 /*
  * The enter hook of a call that is not a member (aot_chains_enter) has work only while chains
  * hold state that such a call ends or must see: a phase being learned, an active chain, its
- * outstanding requests, a touch probe set or fired, or the trace recording every call.  With
+ * outstanding requests, a touch probe set or fired (the trace has a hook bit of its own).  With
  * none of these (a program between chains, a program that chains do not serve, one already
  * written with MPI_Isend) the hook would do nothing, so AOT_ARM_CHAINS is cleared and the
  * wrappers of calls that autoopt leaves alone test one word and call MPI.  Checked at the end
@@ -617,7 +609,7 @@ static void aot_ch_report_missed(void)
  */
 static inline void aot_ch_arm_sync(void)
 {
-    const int need = aot_ch_trace_on || aot_ch_probe_on || aot_ch_touched || aot_ch_nreqs ||
+    const int need = aot_ch_probe_on || aot_ch_touched || aot_ch_nreqs ||
                      aot_ch_L.active || aot_ch_L.nphase || aot_ch_L.overflow;
     const int have = (aot_hooks_armed & AOT_ARM_CHAINS) != 0;
 
@@ -829,12 +821,6 @@ void aot_chains_enter(int fn)
     aot_ch_arm_sync();
 }
 
-void aot_chains_leave(int fn)
-{
-    if (aot_ch_trace_on)
-        aot_ch_trace_leave(fn);
-}
-
 static int aot_ch_route_call(const struct aot_ch_call *c)
 {
     struct aot_ch_sig *s = aot_ch_signature(c);
@@ -843,8 +829,8 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
 
     if (s) {
         s->calls++;
-        if (aot_ch_trace_on)
-            aot_ch_trace_sig(s->id);
+        if (aot_trace_on)
+            aot_trace_call_sig(s->id);
     }
     if (!aot_ch_on)
         return AOT_CHAINS_DECLINED;
@@ -978,6 +964,5 @@ void aot_chains_finalize(void)
     aot_ch_probe_finalize();
     AOT_CH_COUNT(probe_mprotects, aot_ch_probe_syscalls());
     aot_ch_on = 0;
-    if (!aot_ch_trace_on)
-        __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
+    __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
 }

@@ -11,7 +11,10 @@
  *   probe.c   touch probes: the pages of a phase's buffers are protected between two MPI calls
  *             while a phase is being learned; the SIGSEGV handler records the touch
  *   chains.c  the entry points of aot_chains.h: learning, chain mode, breaks, statistics
- *   trace.c   the trace writer (docs/trace-format.md)
+ *   tables.c  what the trace writer (src/trace.c) gets from chains: the signature of every
+ *             call, the signature and chain tables at finalize
+ *
+ * Of paging/, chains see only its public aot_paging.h (DESIGN.md; tests/include_graph.py).
  */
 #ifndef AOT_CHAINS_INTERNAL_H_INCLUDED
 #define AOT_CHAINS_INTERNAL_H_INCLUDED
@@ -201,14 +204,5 @@ extern volatile uintptr_t aot_ch_touch_addr, aot_ch_touch_ip;
 /* Whether [lo, hi) is on pages of a private, writable mapping (probes can restore them). */
 int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi);
 int aot_ch_on_stack(intptr_t lo, intptr_t hi);
-
-/* ---------------------------------------------------------------- trace.c */
-
-extern int aot_ch_trace_on;
-/* The signature of the current call, for its AOT_TR_CALL record. */
-void aot_ch_trace_sig(uint32_t id);
-/* The current call returned: write its record. */
-void aot_ch_trace_leave(int fn);
-uint64_t aot_ch_now_ns(void);
 
 #endif /* AOT_CHAINS_INTERNAL_H_INCLUDED */

@@ -9,15 +9,7 @@
  */
 #include "aot.h"
 #include "aot_route.h"
-#ifdef AOT_HAVE_PAGING
-#include "aot_paging.h"
-#endif
-#ifdef AOT_HAVE_CHAINS
-#include "aot_chains.h"
-#endif
-#ifdef AOT_HAVE_COLLECTIVES
-#include "aot_coll.h"
-#endif
+#include "subsystems.h"
 
 /* The call-site key handed to the subsystems: the exact file:line under autoopt-mpicc (the
  * address of the file-name string plus the line), else the return address into the program. */

@@ -7,13 +7,18 @@
  * request completes.  A touch of guarded bytes waits for exactly the requests that own them.
  * See docs/paging.md for the design, the costs and the limits.
  *
- * Every function below returns an MPI error code.  When paging decides not to convert a call it
+ * What intercept/ calls: init/finalize, the enter/leave hooks, the converting calls below.
+ * Every one of those returns an MPI error code.  When paging decides not to convert a call it
  * calls the PMPI_ function itself and counts the pass-through reason (aot_stats_pass).
+ *
+ * What chains/ calls: the request interface at the end, and nothing else of paging (DESIGN.md:
+ * chains and paging meet at one small interface; paging.h is paging's own).
  */
 #ifndef AOT_PAGING_H_INCLUDED
 #define AOT_PAGING_H_INCLUDED
 
 #include <stddef.h>
+#include <stdint.h>
 #include <mpi.h>
 
 #define AOT_ARM_PAGING 1
@@ -45,5 +50,34 @@ void aot_paging_settle(void);
  * such calls to MPI from the wrappers' fast path (a call's signature fixes these arguments). */
 int aot_paging_pass_reason(int fn, int scount, MPI_Datatype sdt, int dest, int rcount,
                            MPI_Datatype rdt, int source, int rtag, int status_ignore);
+
+/* ---------------------------------------------------------------- chains' request interface */
+
+/* Requests paging holds now (0 when it is off or idle).  Inline, one load: chains test it on
+ * their per-call path before asking anything else. */
+extern volatile int aot_pg_npending;
+static inline int aot_paging_pending(void)
+{
+    return aot_pg_npending;
+}
+/* Whether paging is started and converting (for chains' safe mode: AUTOOPT_CONVERT=1, or
+ * started for chains alone). */
+int aot_paging_started(void);
+/* Whether paging takes a point-to-point call of this size: AUTOOPT_CONVERT=1 and the larger of
+ * its sides (count elements of the datatype; a side the call does not have: count 0) holds at
+ * least AUTOOPT_CONVERT_MIN bytes.  What paging converts stays paging's: chains never make such
+ * a call a chain member.  Only the size is asked: a call that paging then declines for another
+ * reason (peer, status, communicator, mapping) goes to MPI as it would without chains.  May call
+ * PMPI_Type_size_x. */
+int aot_paging_would_convert(int scount, MPI_Datatype sdt, int rcount, MPI_Datatype rdt);
+/* MPI is about to get [lo, hi) itself (write: it may write there): the pending requests whose
+ * bytes meet it in a conflicting way complete (a receive conflicts with any access, a send with
+ * a write), and so do those with bytes on any page of it: MPI and the kernel reach a buffer by
+ * pages (a peer's process_vm_readv fails on a no-access page).  Nothing when nothing is
+ * pending.  Calls MPI. */
+void aot_paging_complete(intptr_t lo, intptr_t hi, int write);
+/* Whether paging guards any page of [lo, hi) now (such a page must not be protected by anyone
+ * else).  0 when nothing is pending.  Signal-safe. */
+int aot_paging_guards(intptr_t lo, intptr_t hi);
 
 #endif /* AOT_PAGING_H_INCLUDED */

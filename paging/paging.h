@@ -184,7 +184,7 @@ struct aot_pg_req {
 extern struct aot_pg_req *aot_pg_reqs;
 extern MPI_Request *aot_pg_mreqs;
 extern int aot_pg_nslots;                 /* slots in use are below this */
-extern volatile int aot_pg_npending;      /* the wrappers' fast-path test */
+/* aot_pg_npending (aot_paging.h): the wrappers' fast-path test */
 extern int aot_pg_on;                     /* initialized and converting */
 extern uint64_t aot_pg_epoch;             /* progress-capable MPI calls so far */
 

@@ -437,6 +437,57 @@ void aot_pg_wait_all(void)
     aot_pg_disarm_if_idle();
 }
 
+/* [lo, hi) goes to MPI or the kernel: the requests on its bytes and on its pages complete.
+ * Returns how many. */
+static int aot_pg_complete_span(intptr_t lo, intptr_t hi, int write)
+{
+    int n = aot_pg_complete_range(lo, hi, write);
+    /* MPI and the kernel reach the buffer by pages, not bytes: a peer's process_vm_readv of a
+     * send buffer fails on a page that a receive guard made no-access, and silently leaves
+     * those bytes out (examples/ring lost the 3200 bytes of its last page that way).  So the
+     * requests guarding any page of the span complete too. */
+    return n + aot_pg_complete_pages(lo, hi);
+}
+
+/* ---------------------------------------------------------------- chains' interface */
+
+int aot_paging_started(void)
+{
+    return aot_pg_on;
+}
+
+int aot_paging_would_convert(int scount, MPI_Datatype sdt, int rcount, MPI_Datatype rdt)
+{
+    MPI_Count size = 0;
+    size_t bytes = 0, rbytes;
+
+    if (!aot_cfg.convert)
+        return 0;
+    if (scount > 0) {
+        PMPI_Type_size_x(sdt, &size);
+        bytes = (size_t) size * (size_t) scount;
+    }
+    if (rcount > 0) {
+        PMPI_Type_size_x(rdt, &size);
+        rbytes = (size_t) size * (size_t) rcount;
+        if (rbytes > bytes)
+            bytes = rbytes;
+    }
+    return bytes >= aot_cfg.convert_min;
+}
+
+void aot_paging_complete(intptr_t lo, intptr_t hi, int write)
+{
+    if (aot_pg_on && aot_pg_npending && hi > lo)
+        aot_pg_complete_span(lo, hi, write);
+}
+
+int aot_paging_guards(intptr_t lo, intptr_t hi)
+{
+    return aot_pg_on && aot_pg_npending && hi > lo &&
+           aot_pg_guarded_meet((uintptr_t) lo, (uintptr_t) hi);
+}
+
 void aot_paging_settle(void)
 {
     if (aot_pg_on && aot_pg_npending) {
@@ -595,12 +646,7 @@ static void aot_pg_pass_resolve(const void *buf, int count, MPI_Datatype dt, int
         hi += (intptr_t) (count - 1) * ext;
     else
         lo += (intptr_t) (count - 1) * ext;
-    n = aot_pg_complete_range(lo, hi, write);
-    /* MPI and the kernel reach the buffer by pages, not bytes: a peer's process_vm_readv of a
-     * send buffer fails on a page that a receive guard made no-access, and silently leaves
-     * those bytes out (examples/ring lost the 3200 bytes of its last page that way).  So the
-     * requests guarding any page of the span complete too. */
-    n += aot_pg_complete_pages(lo, hi);
+    n = aot_pg_complete_span(lo, hi, write);
     if (n)
         AOT_PG_COUNT(conflict_waits, n);
 }

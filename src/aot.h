@@ -137,7 +137,7 @@ int aot_file_slurp(const char *path, const char *what, size_t max, char **text, 
 
 /* ---------------------------------------------------------------- trace hook */
 
-/* Trace events (the writer belongs to chains/, see docs/trace-format.md).  Subsystems call
+/* Trace events (the writer is src/trace.c, see docs/trace-format.md).  Subsystems call
  * aot_trace(); it does nothing unless AUTOOPT_TRACE is set and a writer was installed. */
 enum aot_trace_kind {
     AOT_TR_CALL, AOT_TR_CONVERT, AOT_TR_PASS, AOT_TR_GUARD, AOT_TR_FAULT, AOT_TR_WAIT,
@@ -153,6 +153,38 @@ static inline void aot_trace(enum aot_trace_kind kind, int fn, uint64_t a, uint6
     if (__builtin_expect(aot_trace_writer != NULL, 0))
         aot_trace_writer(kind, fn, a, b, text);
 }
+
+/* The writer (src/trace.c).  aot_trace_init runs once aot_cfg is parsed (a no-op without
+ * AUTOOPT_TRACE: 0, or -1 with a one-line reason); aot_trace_finalize writes the tables and
+ * closes the file.  aot_trace_on: the file is being written (AOT_ARM_TRACE is set with it). */
+int  aot_trace_init(char *err, size_t errlen);
+void aot_trace_finalize(void);
+extern int aot_trace_on;
+/* The AOT_TR_CALL record of a call is written when it returns: the leave hook calls
+ * aot_trace_leave(fn) while AOT_ARM_TRACE is set. */
+void aot_trace_leave(int fn);
+
+/* Signatures name calls in the trace (the "sig" field of a record, the "sig" lines of its
+ * table); they belong to the subsystem that classifies calls (chains/).  It sets the signature
+ * of the call in progress, and registers a namer for the rest. */
+#define AOT_TRACE_NOSIG UINT32_MAX
+void aot_trace_call_sig(uint32_t id);
+/* The table text written at finalize (opaque; appended to with aot_trace_text_add). */
+struct aot_trace_text;
+void aot_trace_text_add(struct aot_trace_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Tabs and newlines of s become spaces (a field of the table); returns s. */
+const char *aot_trace_clean(char *s);
+struct aot_trace_namer {
+    /* The call fn returned after ns nanoseconds; sig is what aot_trace_call_sig set for it, or
+     * AOT_TRACE_NOSIG.  Returns the signature its record carries (AOT_TRACE_NOSIG: none).
+     * Called with the writer busy: events it traces are dropped. */
+    uint32_t (*call_done)(int fn, uint32_t sig, uint64_t ns);
+    /* Appends its lines to the table, after the "str" lines and before "end". */
+    void (*tables)(struct aot_trace_text *t);
+};
+/* One namer at most; the latest registration wins (NULL: none).  n must stay valid. */
+void aot_trace_set_namer(const struct aot_trace_namer *n);
 
 /* ---------------------------------------------------------------- probes and system calls */
 
@@ -175,6 +207,7 @@ extern volatile int aot_hooks_armed;
  * having changed nothing, when the call needs the general path. */
 extern int aot_fast_armed;
 #define AOT_FAST_DECLINED (-1)
+/* The hooks' dispatch to the subsystems (intercept/subsystems.c). */
 void aot_enter_slow(int fn);
 void aot_leave_slow(int fn);
 
@@ -257,6 +290,18 @@ static inline void aot_stats_add_caller(int id, uint64_t n)
 /* Start-up and shutdown (src/runtime.c), called by the MPI_Init, MPI_Init_thread and MPI_Finalize wrappers. */
 int aot_runtime_start(int provided);
 void aot_runtime_finish(void);
+/* One step of start-up, agreed by all ranks before the next: when any rank failed (its reason
+ * in msg), every rank stops with exit status 1 (src/runtime.c says who prints what). */
+void aot_agree(int failed, const char *msg);
+/* The subsystems, in their order (defined in intercept/subsystems.c, the one folder that knows
+ * them; src/ includes none of their headers).  start: once the configuration and the thread
+ * policy are settled, each subsystem started as aot_cfg asks, every step agreed with aot_agree;
+ * a subsystem that is not built is switched off in aot_cfg.  finish: before the statistics,
+ * with aot_tls.depth set: everything pending completes, the trace is written.  release: after
+ * the statistics. */
+void aot_subsystems_start(void);
+void aot_subsystems_finish(void);
+void aot_subsystems_release(void);
 /* Statistics (src/stats.c). */
 void aot_stats_start(void);
 /* AOT_ARM_TIMING: the time of one call inside MPI, from the hooks (or a path that skips them). */

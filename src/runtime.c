@@ -1,6 +1,8 @@
 /*
- * runtime.c: start-up and shutdown of autoopt inside MPI_Init and MPI_Finalize, the thread-level
- * policy, and the slow halves of the enter/leave hooks.
+ * runtime.c: start-up and shutdown of autoopt inside MPI_Init and MPI_Finalize: configuration,
+ * the agreement of every rank on each step, the thread-level policy and statistics.  Which
+ * subsystem starts when, and the enter/leave hooks, are intercept/subsystems.c's: src/ knows no
+ * subsystem (DESIGN.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Nothing runs in a constructor: mpiexec itself inherits LD_PRELOAD, and a process that never
@@ -20,15 +22,6 @@
 #include <unistd.h>
 
 #include "aot.h"
-#ifdef AOT_HAVE_PAGING
-#include "aot_paging.h"
-#endif
-#ifdef AOT_HAVE_CHAINS
-#include "aot_chains.h"
-#endif
-#ifdef AOT_HAVE_COLLECTIVES
-#include "aot_coll.h"
-#endif
 
 extern char **environ;
 
@@ -43,39 +36,6 @@ int aot_calls_atomic;
 volatile int aot_probes_armed;
 void (*aot_probes_release)(void);
 aot_trace_fn aot_trace_writer;
-
-void aot_enter_slow(int fn)
-{
-    int armed = aot_hooks_armed;
-#ifdef AOT_HAVE_CHAINS
-    /* chains first: it lifts its touch probes before paging or MPI see any buffer */
-    if (armed & AOT_ARM_CHAINS)
-        aot_chains_enter(fn);
-#endif
-#ifdef AOT_HAVE_PAGING
-    if (armed & AOT_ARM_PAGING)
-        aot_paging_enter(fn);
-#endif
-    if (armed & AOT_ARM_TRACE)
-        aot_trace(AOT_TR_CALL, fn, 0, 0, NULL);
-    if (armed & AOT_ARM_TIMING)
-        aot_stats_time_enter();
-}
-
-void aot_leave_slow(int fn)
-{
-    int armed = aot_hooks_armed;
-    if (armed & AOT_ARM_TIMING)
-        aot_stats_time_leave(fn);
-#ifdef AOT_HAVE_PAGING
-    if (armed & AOT_ARM_PAGING)
-        aot_paging_leave(fn);
-#endif
-#ifdef AOT_HAVE_CHAINS
-    if (armed & AOT_ARM_CHAINS)
-        aot_chains_leave(fn);      /* the trace record of the call */
-#endif
-}
 
 static const char *aot_env_get(const char *name, void *arg)
 {
@@ -97,7 +57,7 @@ static void aot_say(const char *line, int n)
  * environment) rank 0 prints the one line; otherwise each failing rank prints its own reason
  * and rank 0 says how many failed.
  */
-static void aot_agree(int failed, const char *msg)
+void aot_agree(int failed, const char *msg)
 {
     char line[1300];
     int nfailed = 0, n = 0;
@@ -200,35 +160,7 @@ int aot_runtime_start(int provided)
         }
     }
 
-#ifdef AOT_HAVE_COLLECTIVES
-    aot_agree(aot_cfg.collectives && aot_coll_init(err, sizeof(err)) != 0, err);
-#else
-    aot_cfg.collectives = 0;
-#endif
-#ifdef AOT_HAVE_CHAINS
-    /* Before paging: the trace then records paging from its start, and chains' SIGSEGV handler
-     * (touch probes) is installed first, so paging's handler chains to it and it chains to the
-     * one before (UCX's), never back to paging's.  The trace writer works with chains off. */
-    aot_agree(aot_trace_init(err, sizeof(err)) != 0, err);
-    aot_agree(aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0, err);
-#else
-    aot_cfg.chains = 0;
-#endif
-#ifdef AOT_HAVE_PAGING
-    /* Chain mode's default, safe form runs its members as paging's requests (guards, shadows,
-     * the fault handler), so paging's machinery is up even when it converts nothing itself. */
-    aot_agree((aot_cfg.convert || aot_cfg.chains == AOT_CHAINS_SAFE) &&
-              aot_paging_init(err, sizeof(err)) != 0, err);
-#else
-    aot_cfg.convert = 0;
-#endif
-#ifdef AOT_HAVE_CHAINS
-    if (aot_cfg.chains)
-        aot_on_app_thread(aot_chains_finalize);
-#endif
-#ifdef AOT_HAVE_PAGING
-    aot_on_app_thread(aot_paging_finalize);    /* does nothing unless it was started */
-#endif
+    aot_subsystems_start();     /* intercept/subsystems.c: which starts when, each step agreed */
     aot_threads_start();
     if (provided < MPI_THREAD_MULTIPLE)
         aot_stats_start();      /* counts always; timing needs calls that do not overlap */
@@ -249,23 +181,11 @@ void aot_runtime_finish(void)
     if (!aot_active)
         return;
     aot_tls.depth = 1;          /* everything from here on is autoopt's own MPI traffic */
-#ifdef AOT_HAVE_CHAINS
-    if (aot_cfg.chains)
-        aot_chains_finalize();
-#endif
-#ifdef AOT_HAVE_PAGING
-    aot_paging_finalize();      /* does nothing unless it was started */
-#endif
-#ifdef AOT_HAVE_CHAINS
-    aot_trace_finalize();       /* after paging: its last waits are in the trace */
-#endif
+    aot_subsystems_finish();    /* chains, paging, then the trace (intercept/subsystems.c) */
     aot_hooks_armed = AOT_ARM_OFF;
     aot_fast_armed = 0;
     aot_stats_report();
-#ifdef AOT_HAVE_COLLECTIVES
-    if (aot_cfg.collectives)
-        aot_coll_finalize();
-#endif
+    aot_subsystems_release();   /* collectives, after the statistics */
     aot_active = 0;
     aot_tls.depth = 0;
 }

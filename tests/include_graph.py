@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""include_graph.py: the module boundaries of DESIGN.md, checked on the #include lines.
+
+Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, chains/
+and collectives/, finds the folder of the header it names, and fails (exit 1), naming the file
+and line, when
+
+  - src/ includes a header of paging/, chains/, collectives/ or intercept/;
+  - chains/ includes a header of paging/ other than its public aot_paging.h;
+  - paging/ includes a header of chains/;
+  - collectives/ includes a header of paging/ or chains/;
+  - the graph of folders (an edge A -> B: a file of A includes a header of B) has a cycle.
+
+A quoted header is looked for as the compiler does: first in the includer's own folder, then in
+the folders the build puts on the include path (each module's root, src/include).  The headers
+the build generates (intercept/gen_wrappers.py, in build/generated) belong to intercept/.  One
+of them is allowed everywhere and makes no edge: aot_functions.h is the generated list of MPI
+function ids (AOT_FN_MPI_Send ...), derived from MPICH's mpi_proto.h; it holds no code and
+includes nothing, so it is data every folder may name, like mpi.h (src/aot.h includes it).
+
+With --generated DIR, the generated files there are read too (as files of intercept/).
+
+Usage: include_graph.py [--root SOURCE_DIR] [--generated BUILD/generated]
+"""
+import argparse
+import os
+import re
+import sys
+
+MODULES = ["src", "intercept", "paging", "chains", "collectives"]
+# Outputs of intercept/gen_wrappers.py (intercept/CMakeLists.txt).
+GENERATED = {"aot_functions.h", "aot_route.h", "aot_wrappers.c", "inject_mpi.h"}
+# Headers any folder may include without an edge (see the docstring).
+SHARED_DATA = {"aot_functions.h"}
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def module_of(root, path):
+    rel = os.path.relpath(path, root)
+    return rel.split(os.sep)[0]
+
+
+def sources(root, generated):
+    for mod in MODULES:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, mod)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith((".c", ".h")):
+                    yield os.path.join(dirpath, name), mod
+    if generated and os.path.isdir(generated):
+        for name in sorted(os.listdir(generated)):
+            if name in GENERATED and name.endswith((".c", ".h")):
+                yield os.path.join(generated, name), "intercept"
+
+
+def header_index(root):
+    """name -> set of modules holding a header of that name on the include path."""
+    index = {}
+    search = [os.path.join(root, m) for m in MODULES] + [os.path.join(root, "src", "include")]
+    for d in search:
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            if os.path.isfile(os.path.join(d, name)):
+                index.setdefault(name, set()).add(module_of(root, d))
+    for name in GENERATED:
+        index.setdefault(name, set()).add("intercept")
+    return index
+
+
+def violation(src, dst, header):
+    """A message when an include from folder src of header (in folder dst) breaks a rule."""
+    if header in SHARED_DATA or src == dst:
+        return None
+    if src == "src":
+        return "src/ includes %s of %s/: src/ knows nothing above it" % (header, dst)
+    if src == "chains" and dst == "paging" and header != "aot_paging.h":
+        return ("chains/ includes paging's private %s: only paging's public aot_paging.h" %
+                header)
+    if src == "paging" and dst == "chains":
+        return "paging/ includes %s of chains/: paging knows only src/" % header
+    if src == "collectives" and dst in ("paging", "chains"):
+        return "collectives/ includes %s of %s/: collectives know src/ and PMPI only" % (
+            header, dst)
+    return None
+
+
+def find_cycle(edges):
+    """A cycle of the graph {a: {b, ...}} as a list of nodes, or None."""
+    state = {}
+
+    def visit(node, path):
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt, path)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state:
+            found = visit(node, [])
+            if found:
+                return found
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   os.pardir))
+    ap.add_argument("--generated", default=None)
+    args = ap.parse_args()
+    root = os.path.abspath(args.root)
+    index = header_index(root)
+    problems = []
+    edges = {}          # (a, b) -> first "file:line" that makes the edge
+    nfiles = 0
+    for path, mod in sources(root, args.generated):
+        nfiles += 1
+        shown = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                m = INCLUDE_RE.match(line)
+                if not m:
+                    continue
+                header = m.group(1)
+                where = "%s:%d" % (shown, lineno)
+                if os.path.isfile(os.path.join(os.path.dirname(path), header)):
+                    dst = mod                    # found beside the includer
+                else:
+                    owners = index.get(os.path.basename(header), set())
+                    if not owners:
+                        continue                 # not ours (a system or third-party header)
+                    if len(owners) > 1:
+                        problems.append("%s: \"%s\" exists in %s: which one is meant depends on "
+                                        "the include path" % (where, header,
+                                                              ", ".join(sorted(owners))))
+                        continue
+                    dst = next(iter(owners))
+                why = violation(mod, dst, os.path.basename(header))
+                if why:
+                    problems.append("%s: %s" % (where, why))
+                if dst != mod and os.path.basename(header) not in SHARED_DATA:
+                    edges.setdefault((mod, dst), where)
+    graph = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+    cycle = find_cycle(graph)
+    if cycle:
+        steps = ["%s -> %s (%s)" % (a, b, edges[(a, b)]) for a, b in zip(cycle, cycle[1:])]
+        problems.append("folder-level include cycle: " + "; ".join(steps))
+    print("include graph: %d files; edges: %s" % (
+        nfiles, ", ".join("%s->%s" % e for e in sorted(edges)) or "none"))
+    for p in problems:
+        print("FAIL " + p)
+    if problems:
+        print("%d problem(s); the rules are in tests/include_graph.py and DESIGN.md" %
+              len(problems))
+        return 1
+    print("include graph: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
