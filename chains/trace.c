@@ -225,12 +225,12 @@ static void aot_ch_text_add(struct aot_ch_text *t, const char *fmt, ...)
             char *p;
             while (cap < t->len + (size_t) n + 1)
                 cap *= 2;
-            p = aot_ch_alloc(cap);
+            p = aot_mem_zalloc(cap);
             if (!p)
                 return;
             if (t->len)
                 memcpy(p, t->p, t->len);
-            aot_ch_free(t->p, t->cap);
+            aot_mem_free(t->p, t->cap);
             t->p = p;
             t->cap = cap;
         }
@@ -341,7 +341,7 @@ int aot_trace_init(char *err, size_t errlen)
         snprintf(err, errlen, "AUTOOPT_TRACE: %s", why);
         return -1;
     }
-    aot_ch_tr_buf = aot_ch_alloc(AOT_CH_TR_BUF);
+    aot_ch_tr_buf = aot_mem_zalloc(AOT_CH_TR_BUF);
     if (!aot_ch_tr_buf) {
         snprintf(err, errlen, "AUTOOPT_TRACE: cannot map the trace buffer");
         return -1;
@@ -398,5 +398,5 @@ void aot_trace_finalize(void)
         aot_log(0, "AUTOOPT_TRACE: writing the trace failed; the file is incomplete");
     close(aot_ch_tr_fd);
     aot_ch_tr_fd = -1;
-    aot_ch_free(t.p, t.cap);
+    aot_mem_free(t.p, t.cap);
 }
