@@ -365,6 +365,33 @@ START_TEST(test_stack)
 }
 END_TEST
 
+/* A thread on a stack of the test's own: the bounds are exactly that memory. */
+static void *thread_bounds(void *arg)
+{
+    uintptr_t *b = arg;
+    aot_stack_bounds(&b[0], &b[1]);
+    return NULL;
+}
+
+START_TEST(test_stack_exact)
+{
+    size_t size = 256 << 10;
+    void *stack = aligned_alloc(ps, size);
+    uintptr_t b[2] = { 0, 0 };
+    pthread_attr_t a;
+    pthread_t t;
+
+    ck_assert_ptr_nonnull(stack);
+    pthread_attr_init(&a);
+    ck_assert_int_eq(pthread_attr_setstack(&a, stack, size), 0);
+    ck_assert_int_eq(pthread_create(&t, &a, thread_bounds, b), 0);
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&a);
+    ck_assert(b[0] == (uintptr_t) stack && b[1] == (uintptr_t) stack + size);
+    free(stack);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mem");
@@ -383,7 +410,9 @@ int main(void)
     tcase_add_test(m, test_maps_text);
     tcase_add_test(m, test_maps_invalidate_query);
     tcase_add_test(m, test_maps_invalidate_text);
+    tcase_add_checked_fixture(k, setup, NULL);
     tcase_add_test(k, test_stack);
+    tcase_add_test(k, test_stack_exact);
     suite_add_tcase(s, a);
     suite_add_tcase(s, m);
     suite_add_tcase(s, k);
