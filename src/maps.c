@@ -191,7 +191,8 @@ static int aot_maps_query(uintptr_t addr, struct aot_map *m)
         return 0;
     m->lo = (uintptr_t) q.vma_start;
     m->hi = (uintptr_t) q.vma_end;
-    m->prot = (q.vma_flags & AOT_VMA_R ? PROT_READ : 0) | (q.vma_flags & AOT_VMA_W ? PROT_WRITE : 0) |
+    m->prot = (q.vma_flags & AOT_VMA_R ? PROT_READ : 0) |
+              (q.vma_flags & AOT_VMA_W ? PROT_WRITE : 0) |
               (q.vma_flags & AOT_VMA_X ? PROT_EXEC : 0);
     m->shared = (q.vma_flags & AOT_VMA_SHARED) != 0;
     return 1;
