@@ -191,8 +191,8 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
         aot_ch_span(c->sbuf, c->scount, c->sdt, &s->slo, &s->shi);
     if (c->has_r)
         aot_ch_span(c->rbuf, c->rcount, c->rdt, &s->rlo, &s->rhi);
-    if ((s->shi > s->slo && aot_ch_on_stack(s->slo, s->shi)) ||
-        (s->rhi > s->rlo && aot_ch_on_stack(s->rlo, s->rhi)))
+    if ((s->shi > s->slo && aot_on_stack((uintptr_t) s->slo, (uintptr_t) s->shi)) ||
+        (s->rhi > s->rlo && aot_on_stack((uintptr_t) s->rlo, (uintptr_t) s->rhi)))
         return AOT_CH_STACK;
     if (!aot_ch_probe_mapping_ok(s->slo, s->shi) || !aot_ch_probe_mapping_ok(s->rlo, s->rhi))
         return AOT_CH_MAPPING;

@@ -2,8 +2,6 @@
  * chains.h: what the files of chains/ share.  Not seen outside chains/ (and its unit tests).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- *   arena.c   private memory for every table of chains/: never on a page of the program, so a
- *             probe (probe.c) can never cover autoopt's own data
  *   sig.c     call signatures: the key of a call, its call site (libunwind or file:line), the
  *             signature table
  *   learn.c   the chain learner and the chain-mode state machine: pure logic, no MPI, no
@@ -15,6 +13,10 @@
  *             call, the signature and chain tables at finalize
  *
  * Of paging/, chains see only its public aot_paging.h (DESIGN.md; tests/include_graph.py).
+ * From src/ (aot_mem.h): the private arena for every table of chains/ (aot_mem_zalloc,
+ * aot_mem_free: never on a page of the program, so a probe can never cover autoopt's own data),
+ * the raw system calls (aot_sys_mprotect, aot_sys_madvise), the stack query (aot_on_stack) and
+ * the mapping query (aot_maps_check).
  */
 #ifndef AOT_CHAINS_INTERNAL_H_INCLUDED
 #define AOT_CHAINS_INTERNAL_H_INCLUDED
@@ -24,16 +26,12 @@
 
 #include "aot.h"
 #include "aot_chains.h"
+#include "aot_mem.h"
 
-/* ---------------------------------------------------------------- arena.c */
-
-/* Zeroed memory from private mappings.  aot_ch_free returns blocks of up to 4 KiB to a free
- * list of their size class; larger ones are unmapped. */
-void *aot_ch_alloc(size_t n);
-void aot_ch_free(void *p, size_t n);
-
-#define uthash_malloc(sz) aot_ch_alloc(sz)
-#define uthash_free(ptr, sz) aot_ch_free((ptr), (sz))
+/* Every table of chains/ lives in the private arena and is allocated zeroed (aot_mem_zalloc;
+ * the code relies on it). */
+#define uthash_malloc(sz) aot_mem_zalloc(sz)
+#define uthash_free(ptr, sz) aot_mem_free((ptr), (sz))
 #include <uthash.h>
 
 /* ---------------------------------------------------------------- sig.c */
@@ -203,6 +201,5 @@ extern volatile int aot_ch_touched;
 extern volatile uintptr_t aot_ch_touch_addr, aot_ch_touch_ip;
 /* Whether [lo, hi) is on pages of a private, writable mapping (probes can restore them). */
 int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi);
-int aot_ch_on_stack(intptr_t lo, intptr_t hi);
 
 #endif /* AOT_CHAINS_INTERNAL_H_INCLUDED */

@@ -41,8 +41,8 @@ void aot_ch_learner_free(struct aot_ch_learner *L)
 {
     HASH_CLEAR(hh, L->by_first);
     for (int i = 0; i < L->nall; i++)
-        aot_ch_free(L->all[i], sizeof(*L->all[i]));
-    aot_ch_free(L->all, (size_t) L->capall * sizeof(*L->all));
+        aot_mem_free(L->all[i], sizeof(*L->all[i]));
+    aot_mem_free(L->all, (size_t) L->capall * sizeof(*L->all));
     L->all = NULL;
     L->nall = L->capall = 0;
     L->active = NULL;
@@ -61,16 +61,16 @@ static struct aot_ch_chain *aot_ch_chain_new(struct aot_ch_learner *L, uint32_t 
 
     if (L->nall == L->capall) {
         int cap = L->capall ? 2 * L->capall : 64;
-        struct aot_ch_chain **all = aot_ch_alloc((size_t) cap * sizeof(*all));
+        struct aot_ch_chain **all = aot_mem_zalloc((size_t) cap * sizeof(*all));
         if (!all)
             return NULL;
         if (L->nall)
             memcpy(all, L->all, (size_t) L->nall * sizeof(*all));
-        aot_ch_free(L->all, (size_t) L->capall * sizeof(*L->all));
+        aot_mem_free(L->all, (size_t) L->capall * sizeof(*L->all));
         L->all = all;
         L->capall = cap;
     }
-    c = aot_ch_alloc(sizeof(*c));
+    c = aot_mem_zalloc(sizeof(*c));
     if (!c)
         return NULL;
     c->id = (uint32_t) L->nall;

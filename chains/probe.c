@@ -26,13 +26,10 @@
  * have delivered it.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -76,7 +73,6 @@ volatile int aot_ch_touched;
 volatile uintptr_t aot_ch_touch_addr, aot_ch_touch_ip;
 static struct sigaction aot_ch_old_segv;
 static int aot_ch_installed;
-static uintptr_t aot_ch_stk_lo, aot_ch_stk_hi;
 
 /*
  * mprotect on a page inside a large mapping (the heap) splits the mapping in three and merges
@@ -102,8 +98,8 @@ static void aot_ch_isolate(uintptr_t lo, uintptr_t hi)
             h = (h + 1) % (2 * AOT_CH_ISOLATE_MAX);
         if (aot_ch_isolated[h] == pn)
             continue;
-        if (aot_syscall(SYS_madvise, (void *) page, (size_t) aot_ch_page,
-                    (pn & 1) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0) {
+        if (aot_sys_madvise(page, (size_t) aot_ch_page,
+                            (pn & 1) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0) {
             aot_ch_isolated[h] = pn;
             aot_ch_nisolated++;
         }
@@ -113,7 +109,7 @@ static void aot_ch_isolate(uintptr_t lo, uintptr_t hi)
 static int aot_ch_mprotect(uintptr_t lo, uintptr_t hi, int prot)
 {
     aot_ch_nmprotect++;
-    return (int) aot_syscall(SYS_mprotect, (void *) lo, hi - lo, prot);
+    return aot_sys_mprotect(lo, hi - lo, prot);
 }
 
 uint64_t aot_ch_probe_syscalls(void)
@@ -365,141 +361,17 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
 
 /* ---------------------------------------------------------------- where probes may go */
 
-int aot_ch_on_stack(intptr_t lo, intptr_t hi)
-{
-    return (uintptr_t) lo < aot_ch_stk_hi && (uintptr_t) hi > aot_ch_stk_lo;
-}
 
-/*
- * Whether a buffer lies in private writable memory.  Linux 6.11 and later answer for one address
- * with the PROCMAP_QUERY ioctl on /proc/self/maps (0.7 us, always current); older kernels only
- * print the whole table, which costs 0.4 ms for the 250 mappings of an MPICH process, so that
- * text is read into a cache and read again only when an address is missing from it (a new
- * mapping).  The question is asked once per signature, when it is created.
- */
-
-/* The kernel's struct procmap_query and its ioctl (uapi linux/fs.h, Linux 6.11), declared here
- * because Debian 12's headers predate it. */
-struct aot_ch_procmap_query {
-    uint64_t size, query_flags, query_addr;
-    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
-    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-    uint64_t vma_name_addr, build_id_addr;
-};
-#define AOT_CH_PROCMAP_QUERY _IOWR('f', 17, struct aot_ch_procmap_query)
-enum { AOT_CH_VMA_R = 0x01, AOT_CH_VMA_W = 0x02, AOT_CH_VMA_SHARED = 0x08 };
-
-static int aot_ch_pmq = -1;           /* -1: not tried yet, 0: kernel lacks it, 1: works */
-
-/* 1: every page of [lo, hi) is in rw-p mappings; 0: not; -1: the ioctl is not available. */
-static int aot_ch_pmq_check(uintptr_t lo, uintptr_t hi)
-{
-    struct aot_ch_procmap_query q;
-    uintptr_t at = lo;
-    int fd, r = 1;
-
-    if (aot_ch_pmq == 0)
-        return -1;
-    /* Opened for each question: an fd kept open could be closed or inherited by the program. */
-    fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    while (at < hi) {
-        memset(&q, 0, sizeof(q));
-        q.size = sizeof(q);
-        q.query_addr = at;
-        if (ioctl(fd, AOT_CH_PROCMAP_QUERY, &q) != 0) {
-            if (aot_ch_pmq < 0 && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP)) {
-                aot_ch_pmq = 0;       /* the kernel does not know the ioctl */
-                r = -1;
-            } else {
-                r = 0;                /* ENOENT: not mapped */
-            }
-            break;
-        }
-        aot_ch_pmq = 1;
-        if ((q.vma_flags & (AOT_CH_VMA_R | AOT_CH_VMA_W)) != (AOT_CH_VMA_R | AOT_CH_VMA_W) ||
-            (q.vma_flags & AOT_CH_VMA_SHARED) || q.vma_end <= at) {
-            r = 0;
-            break;
-        }
-        at = (uintptr_t) q.vma_end;
-    }
-    close(fd);
-    return r;
-}
-
-struct aot_ch_map {
-    uintptr_t lo, hi;
-    int ok;                           /* rw-p */
-};
-static struct aot_ch_map *aot_ch_maps;
-static int aot_ch_nmaps, aot_ch_capmaps;
-
-static void aot_ch_maps_read(void)
-{
-    char line[512];
-    FILE *f = fopen("/proc/self/maps", "re");
-
-    aot_ch_nmaps = 0;
-    if (!f)
-        return;
-    while (fgets(line, sizeof(line), f)) {
-        unsigned long lo, hi;
-        char perm[8];
-        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3)
-            continue;
-        if (aot_ch_nmaps == aot_ch_capmaps) {
-            int cap = aot_ch_capmaps ? 2 * aot_ch_capmaps : 256;
-            struct aot_ch_map *m = aot_ch_alloc((size_t) cap * sizeof(*m));
-            if (!m)
-                break;
-            if (aot_ch_nmaps)
-                memcpy(m, aot_ch_maps, (size_t) aot_ch_nmaps * sizeof(*m));
-            aot_ch_free(aot_ch_maps, (size_t) aot_ch_capmaps * sizeof(*m));
-            aot_ch_maps = m;
-            aot_ch_capmaps = cap;
-        }
-        aot_ch_maps[aot_ch_nmaps].lo = lo;
-        aot_ch_maps[aot_ch_nmaps].hi = hi;
-        aot_ch_maps[aot_ch_nmaps].ok = perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p';
-        aot_ch_nmaps++;
-    }
-    fclose(f);
-}
-
-/* 1: every page of [lo, hi) is in rw-p mappings; 0: not; -1: not found in the cache. */
-static int aot_ch_maps_check(uintptr_t lo, uintptr_t hi)
-{
-    uintptr_t at = lo;
-    for (int i = 0; i < aot_ch_nmaps && at < hi; i++) {
-        if (aot_ch_maps[i].hi <= at || aot_ch_maps[i].lo > at)
-            continue;
-        if (!aot_ch_maps[i].ok)
-            return 0;
-        at = aot_ch_maps[i].hi;
-        i = -1;                       /* maps are sorted, but restart: cheap and simple */
-    }
-    return at >= hi ? 1 : -1;
-}
-
+/* Whether a buffer lies in private writable memory (rw-p): the mapping query of src/maps.c,
+ * asked once per signature, when it is created. */
 int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi)
 {
     uintptr_t plo, phi;
-    int r;
     if (hi <= lo)
         return 1;
     plo = (uintptr_t) lo & ~(aot_ch_page - 1);
     phi = ((uintptr_t) hi + aot_ch_page - 1) & ~(aot_ch_page - 1);
-    r = aot_ch_pmq_check(plo, phi);
-    if (r >= 0)
-        return r;
-    r = aot_ch_maps_check(plo, phi);
-    if (r < 0) {
-        aot_ch_maps_read();
-        r = aot_ch_maps_check(plo, phi);
-    }
-    return r == 1;
+    return aot_maps_check(plo, phi, PROT_READ | PROT_WRITE) == AOT_MAPS_OK;
 }
 
 /* ---------------------------------------------------------------- installation */
@@ -507,19 +379,10 @@ int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi)
 int aot_ch_probe_init(char *err, size_t errlen)
 {
     struct sigaction sa;
-    pthread_attr_t a;
-    void *addr = NULL;
-    size_t size = 0;
 
     aot_ch_page = (uintptr_t) sysconf(_SC_PAGESIZE);
     aot_ch_main_tid = (pid_t) aot_syscall(SYS_gettid);
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &addr, &size) == 0) {
-            aot_ch_stk_lo = (uintptr_t) addr;
-            aot_ch_stk_hi = (uintptr_t) addr + size;
-        }
-        pthread_attr_destroy(&a);
-    }
+    aot_stack_main_init();
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = aot_ch_segv;
     /* SA_SIGINFO: fault address and RIP.  SA_NODEFER: paging's handler may run nested (its own

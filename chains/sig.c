@@ -218,16 +218,16 @@ struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *cons
     }
     if (aot_ch_nsigs == aot_ch_capsigs) {
         uint32_t cap = aot_ch_capsigs ? 2 * aot_ch_capsigs : 256;
-        struct aot_ch_sig **by = aot_ch_alloc((size_t) cap * sizeof(*by));
+        struct aot_ch_sig **by = aot_mem_zalloc((size_t) cap * sizeof(*by));
         if (!by)
             return NULL;
         if (aot_ch_nsigs)
             memcpy(by, aot_ch_by_id, (size_t) aot_ch_nsigs * sizeof(*by));
-        aot_ch_free(aot_ch_by_id, (size_t) aot_ch_capsigs * sizeof(*by));
+        aot_mem_free(aot_ch_by_id, (size_t) aot_ch_capsigs * sizeof(*by));
         aot_ch_by_id = by;
         aot_ch_capsigs = cap;
     }
-    s = aot_ch_alloc(sizeof(*s));
+    s = aot_mem_zalloc(sizeof(*s));
     if (!s)
         return NULL;
     s->key = *key;

@@ -23,8 +23,8 @@
 
 #include "paging.h"
 
-#define uthash_malloc(sz) aot_pg_alloc(sz)
-#define uthash_free(ptr, sz) aot_pg_free((ptr), (sz))
+#define uthash_malloc(sz) aot_mem_alloc(sz)
+#define uthash_free(ptr, sz) aot_mem_free((ptr), (sz))
 #include <uthash.h>
 
 #define AOT_PG_MAX_RANGES (1 << 20)
@@ -47,7 +47,7 @@ static int aot_pg_keyval = MPI_KEYVAL_INVALID;
 
 static void aot_pg_vec_free(struct aot_pg_vec *v)
 {
-    aot_pg_free(v->r, (size_t) v->cap * sizeof(*v->r));
+    aot_mem_free(v->r, (size_t) v->cap * sizeof(*v->r));
     v->r = NULL;
     v->n = v->cap = 0;
 }
@@ -68,14 +68,14 @@ static void aot_pg_vec_push(struct aot_pg_vec *v, intptr_t lo, intptr_t hi)
             v->overflow = 1;
             return;
         }
-        r = aot_pg_alloc((size_t) cap * sizeof(*r));
+        r = aot_mem_alloc((size_t) cap * sizeof(*r));
         if (!r) {
             v->overflow = 1;
             return;
         }
         if (v->n)
             memcpy(r, v->r, (size_t) v->n * sizeof(*r));
-        aot_pg_free(v->r, (size_t) v->cap * sizeof(*r));
+        aot_mem_free(v->r, (size_t) v->cap * sizeof(*r));
         v->r = r;
         v->cap = cap;
     }
@@ -167,8 +167,8 @@ static int aot_pg_flatten_probe(MPI_Datatype dt, struct aot_pg_vec *out)
     PMPI_Type_get_true_extent(dt, &tlb, &text);
     if (text < 0 || text > AOT_PG_PROBE_MAX || PMPI_Pack_size(1, dt, MPI_COMM_SELF, &psize) != MPI_SUCCESS)
         return -1;
-    scratch = aot_pg_zalloc((size_t) text + 1);
-    packed = aot_pg_alloc((size_t) psize + 1);
+    scratch = aot_mem_zalloc((size_t) text + 1);
+    packed = aot_mem_alloc((size_t) psize + 1);
     if (scratch && packed) {
         memset(packed, 0xff, (size_t) psize);
         if (PMPI_Unpack(packed, psize, &pos, scratch - tlb, 1, dt, MPI_COMM_SELF) == MPI_SUCCESS) {
@@ -178,8 +178,8 @@ static int aot_pg_flatten_probe(MPI_Datatype dt, struct aot_pg_vec *out)
             rc = 0;
         }
     }
-    aot_pg_free(scratch, (size_t) text + 1);
-    aot_pg_free(packed, (size_t) psize + 1);
+    aot_mem_free(scratch, (size_t) text + 1);
+    aot_mem_free(packed, (size_t) psize + 1);
     return rc;
 }
 
@@ -200,9 +200,9 @@ static int aot_pg_flatten(MPI_Datatype dt, struct aot_pg_vec *out)
         aot_pg_vec_push(out, 0, size);
         return 0;
     }
-    ints = aot_pg_alloc((size_t) (ni + 1) * sizeof(int));
-    aints = aot_pg_alloc((size_t) (na + 1) * sizeof(MPI_Aint));
-    types = aot_pg_alloc((size_t) (nd + 1) * sizeof(MPI_Datatype));
+    ints = aot_mem_alloc((size_t) (ni + 1) * sizeof(int));
+    aints = aot_mem_alloc((size_t) (na + 1) * sizeof(MPI_Aint));
+    types = aot_mem_alloc((size_t) (nd + 1) * sizeof(MPI_Datatype));
     if (!ints || !aints || !types) {
         rc = -1;
         goto out;
@@ -314,17 +314,17 @@ static int aot_pg_flatten(MPI_Datatype dt, struct aot_pg_vec *out)
     }
 out:
     aot_pg_vec_free(&tmp);
-    aot_pg_free(ints, (size_t) (ni + 1) * sizeof(int));
-    aot_pg_free(aints, (size_t) (na + 1) * sizeof(MPI_Aint));
-    aot_pg_free(types, (size_t) (nd + 1) * sizeof(MPI_Datatype));
+    aot_mem_free(ints, (size_t) (ni + 1) * sizeof(int));
+    aot_mem_free(aints, (size_t) (na + 1) * sizeof(MPI_Aint));
+    aot_mem_free(types, (size_t) (nd + 1) * sizeof(MPI_Datatype));
     return out->overflow ? -1 : rc;
 }
 
 static void aot_pg_layout_drop(struct aot_pg_layout_entry *e)
 {
     HASH_DEL(aot_pg_layouts, e);
-    aot_pg_free(e->L.r, (size_t) e->L.nranges * sizeof(*e->L.r));
-    aot_pg_free(e, sizeof(*e));
+    aot_mem_free(e->L.r, (size_t) e->L.nranges * sizeof(*e->L.r));
+    aot_mem_free(e, sizeof(*e));
 }
 
 static int aot_pg_layout_delete_fn(MPI_Datatype dt, int keyval, void *attr, void *extra)
@@ -361,7 +361,7 @@ const struct aot_pg_layout *aot_pg_layout_get(MPI_Datatype dt)
     HASH_FIND_INT(aot_pg_layouts, &dt, e);
     if (e)
         return e->L.ok ? &e->L : NULL;
-    e = aot_pg_zalloc(sizeof(*e));
+    e = aot_mem_zalloc(sizeof(*e));
     if (!e)
         return NULL;
     e->dt = dt;
@@ -374,7 +374,7 @@ const struct aot_pg_layout *aot_pg_layout_get(MPI_Datatype dt)
         e->L.dense = e->L.lb == 0 && e->L.extent == (MPI_Aint) size &&
                      (size == 0 || (v.n == 1 && v.r[0].lo == 0 && v.r[0].hi == (intptr_t) size));
         e->L.nranges = aot_pg_ranges_normalize(v.r, v.n);
-        e->L.r = aot_pg_alloc((size_t) (e->L.nranges ? e->L.nranges : 1) * sizeof(*e->L.r));
+        e->L.r = aot_mem_alloc((size_t) (e->L.nranges ? e->L.nranges : 1) * sizeof(*e->L.r));
         if (e->L.r) {
             memcpy(e->L.r, v.r, (size_t) e->L.nranges * sizeof(*e->L.r));
             e->L.ok = 1;
@@ -400,7 +400,7 @@ int aot_pg_footprint(const void *buf, int count, const struct aot_pg_layout *L,
         return 0;
     if (L->nranges == 1 && L->r[0].hi - L->r[0].lo == (intptr_t) L->extent) {
         /* the element tiles its extent: one range */
-        r = aot_pg_alloc(sizeof(*r));
+        r = aot_mem_alloc(sizeof(*r));
         if (!r)
             return -1;
         r->lo = base + L->r[0].lo;
@@ -411,7 +411,7 @@ int aot_pg_footprint(const void *buf, int count, const struct aot_pg_layout *L,
     }
     if (total > AOT_PG_MAX_RANGES)
         return -1;
-    r = aot_pg_alloc((size_t) total * sizeof(*r));
+    r = aot_mem_alloc((size_t) total * sizeof(*r));
     if (!r)
         return -1;
     for (int k = 0, m = 0; k < count; k++)
@@ -423,10 +423,10 @@ int aot_pg_footprint(const void *buf, int count, const struct aot_pg_layout *L,
     *out = r;
     if (*n != (int) total) {
         /* the caller frees with *n: move to an array of that size */
-        struct aot_pg_range *s = aot_pg_alloc((size_t) *n * sizeof(*s));
+        struct aot_pg_range *s = aot_mem_alloc((size_t) *n * sizeof(*s));
         if (s)
             memcpy(s, r, (size_t) *n * sizeof(*s));
-        aot_pg_free(r, (size_t) total * sizeof(*r));
+        aot_mem_free(r, (size_t) total * sizeof(*r));
         *out = s;
         if (!s) {
             *n = 0;

@@ -15,17 +15,17 @@
  * only when the program touches a guarded page, never while this file rebuilds the table: this
  * file touches only paging's own memory).
  *
- * The original protection of a page comes from a cache of /proc/self/maps, read with raw system
- * calls when an address is not in it, and forgotten when a wrapped munmap, mremap, mprotect or
- * fixed mmap changes the mappings.  Shared mappings are never guarded (another process, or an
- * MPI shared-memory window, sees the memory without faulting in this process).
+ * The original protection of a page comes from the mapping query of src/maps.c (a cache of the
+ * mappings, asked of the kernel when an address is not in it, and forgotten when a wrapped
+ * munmap, mremap, mprotect or fixed mmap changes the mappings; guards do not change it).
+ * Shared mappings are never guarded (another process, or an MPI shared-memory window, sees the
+ * memory without faulting in this process).
  *
  * The cap: the kernel splits a mapping at every protection change, and mprotect fails with
  * ENOMEM past vm.max_map_count.  The table never holds more than aot_cfg.max_guards segments;
  * a request that would need more passes through.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 
 #include "paging.h"
@@ -36,16 +36,6 @@ int aot_pg_nseg;
 
 static struct aot_pg_seg *aot_pg_segs, *aot_pg_segs_spare;
 static int aot_pg_seg_cap, aot_pg_max_segs;
-
-struct aot_pg_map {
-    uintptr_t p0, p1;          /* pages */
-    int prot;
-    int shared;
-};
-static struct aot_pg_map *aot_pg_maps;
-static int aot_pg_nmaps, aot_pg_maps_cap, aot_pg_maps_valid;
-static char *aot_pg_maps_text;
-static size_t aot_pg_maps_text_cap;
 
 int aot_pg_guard_init(int max_guards)
 {
@@ -59,116 +49,21 @@ int aot_pg_guard_init(int max_guards)
     }
     aot_pg_max_segs = max_guards;
     aot_pg_seg_cap = 2 * max_guards + 64;
-    aot_pg_segs = aot_pg_alloc((size_t) aot_pg_seg_cap * sizeof(*aot_pg_segs));
-    aot_pg_segs_spare = aot_pg_alloc((size_t) aot_pg_seg_cap * sizeof(*aot_pg_segs));
+    aot_pg_segs = aot_mem_alloc((size_t) aot_pg_seg_cap * sizeof(*aot_pg_segs));
+    aot_pg_segs_spare = aot_mem_alloc((size_t) aot_pg_seg_cap * sizeof(*aot_pg_segs));
     aot_pg_nseg = 0;
     return aot_pg_segs && aot_pg_segs_spare ? 0 : -1;
 }
 
-/* ---------------------------------------------------------------- /proc/self/maps */
-
-void aot_pg_maps_invalidate(void)
+/* The mapping holding page (src/maps.c), in pages: 0, or -1 when it is not mapped. */
+static int aot_pg_map_of(uintptr_t page, uintptr_t *p1, int *prot)
 {
-    aot_pg_maps_valid = 0;
-}
-
-static uintptr_t aot_pg_hex(const char **s)
-{
-    uintptr_t v = 0;
-    for (;; (*s)++) {
-        char c = **s;
-        if (c >= '0' && c <= '9')
-            v = v * 16 + (uintptr_t) (c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v = v * 16 + (uintptr_t) (c - 'a' + 10);
-        else
-            return v;
-    }
-}
-
-static int aot_pg_maps_read(void)
-{
-    for (;;) {
-        size_t len = 0;
-        long fd, n;
-
-        if (!aot_pg_maps_text) {
-            aot_pg_maps_text_cap = 256 << 10;
-            aot_pg_maps_text = aot_pg_alloc(aot_pg_maps_text_cap);
-            if (!aot_pg_maps_text)
-                return -1;
-        }
-        fd = aot_syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return -1;
-        while ((n = aot_syscall(SYS_read, (int) fd, aot_pg_maps_text + len,
-                            aot_pg_maps_text_cap - 1 - len)) > 0)
-            len += (size_t) n;
-        aot_syscall(SYS_close, (int) fd);
-        if (len + 1 >= aot_pg_maps_text_cap) {
-            aot_pg_free(aot_pg_maps_text, aot_pg_maps_text_cap);
-            aot_pg_maps_text = NULL;
-            aot_pg_maps_text_cap *= 2;
-            aot_pg_maps_text = aot_pg_alloc(aot_pg_maps_text_cap);
-            if (!aot_pg_maps_text)
-                return -1;
-            continue;
-        }
-        aot_pg_maps_text[len] = '\0';
-        aot_pg_nmaps = 0;
-        for (const char *s = aot_pg_maps_text; *s;) {
-            struct aot_pg_map m;
-            uintptr_t lo = aot_pg_hex(&s), hi;
-            s++;                                   /* '-' */
-            hi = aot_pg_hex(&s);
-            s++;                                   /* ' ' */
-            m.p0 = AOT_PG_PAGE(lo);
-            m.p1 = AOT_PG_PAGE(hi);
-            m.prot = (s[0] == 'r' ? PROT_READ : 0) | (s[1] == 'w' ? PROT_WRITE : 0) |
-                     (s[2] == 'x' ? PROT_EXEC : 0);
-            m.shared = s[3] == 's';
-            while (*s && *s != '\n')
-                s++;
-            if (*s)
-                s++;
-            if (aot_pg_nmaps == aot_pg_maps_cap) {
-                int cap = aot_pg_maps_cap ? 2 * aot_pg_maps_cap : 1024;
-                struct aot_pg_map *a = aot_pg_alloc((size_t) cap * sizeof(*a));
-                if (!a)
-                    return -1;
-                if (aot_pg_nmaps)
-                    memcpy(a, aot_pg_maps, (size_t) aot_pg_nmaps * sizeof(*a));
-                aot_pg_free(aot_pg_maps, (size_t) aot_pg_maps_cap * sizeof(*a));
-                aot_pg_maps = a;
-                aot_pg_maps_cap = cap;
-            }
-            aot_pg_maps[aot_pg_nmaps++] = m;
-        }
-        aot_pg_maps_valid = 1;
-        return 0;
-    }
-}
-
-static const struct aot_pg_map *aot_pg_maps_find_cached(uintptr_t page)
-{
-    int a = 0, b = aot_pg_nmaps;
-    while (a < b) {
-        int mid = a + (b - a) / 2;
-        if (aot_pg_maps[mid].p1 <= page)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a < aot_pg_nmaps && aot_pg_maps[a].p0 <= page ? &aot_pg_maps[a] : NULL;
-}
-
-/* The mapping that holds page, reading /proc/self/maps again when it is not known. */
-static const struct aot_pg_map *aot_pg_maps_find(uintptr_t page)
-{
-    const struct aot_pg_map *m = aot_pg_maps_valid ? aot_pg_maps_find_cached(page) : NULL;
-    if (!m && aot_pg_maps_read() == 0)
-        m = aot_pg_maps_find_cached(page);
-    return m;
+    struct aot_map m;
+    if (aot_maps_find(AOT_PG_ADDR(page), &m) != 0)
+        return -1;
+    *p1 = AOT_PG_PAGE(m.hi);
+    *prot = m.prot;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- pure helpers */
@@ -241,7 +136,7 @@ static void aot_pg_pages_set(uintptr_t p0, uintptr_t p1, int lift)
         const struct aot_pg_seg *s = &aot_pg_segs[i];
         uintptr_t a = s->p0 > p0 ? s->p0 : p0, b = s->p1 < p1 ? s->p1 : p1;
         if (s->cur != s->orig)
-            aot_pg_sys_mprotect(AOT_PG_ADDR(a), AOT_PG_ADDR(b - a), lift ? s->orig : s->cur);
+            aot_sys_mprotect(AOT_PG_ADDR(a), AOT_PG_ADDR(b - a), lift ? s->orig : s->cur);
     }
 }
 
@@ -261,17 +156,11 @@ int aot_pg_guard_check(const struct aot_pg_run *runs, int n, int kind)
 {
     if (aot_pg_nseg + 2 * n + 2 > aot_pg_max_segs)
         return AOT_PASS_GUARD_CAP;
-    for (int j = 0; j < n; j++) {
-        uintptr_t p = runs[j].p0;
-        while (p < runs[j].p1) {
-            const struct aot_pg_map *m = aot_pg_maps_find(p);
-            if (!m || m->shared || !(m->prot & PROT_READ))
-                return AOT_PASS_UNSAFE;
-            if (kind == AOT_PG_RECV && !(m->prot & PROT_WRITE))
-                return AOT_PASS_UNSAFE;
-            p = m->p1;
-        }
-    }
+    /* not mapped, shared, not readable, or not writable for a receive */
+    int need = kind == AOT_PG_RECV ? PROT_READ | PROT_WRITE : PROT_READ;
+    for (int j = 0; j < n; j++)
+        if (aot_maps_check(AOT_PG_ADDR(runs[j].p0), AOT_PG_ADDR(runs[j].p1), need) != AOT_MAPS_OK)
+            return AOT_PASS_UNSAFE;
     return 0;
 }
 
@@ -298,14 +187,15 @@ static void aot_pg_emit(struct aot_pg_out *o, uintptr_t p0, uintptr_t p1, int ns
 static void aot_pg_emit_new(struct aot_pg_out *o, uintptr_t p0, uintptr_t p1, int kind)
 {
     while (p0 < p1 && !o->overflow) {
-        const struct aot_pg_map *m = aot_pg_maps_find(p0);
         uintptr_t end;
-        if (!m) {
+        int prot;
+        if (aot_pg_map_of(p0, &end, &prot) != 0) {
             o->overflow = 1;
             return;
         }
-        end = m->p1 < p1 ? m->p1 : p1;
-        aot_pg_emit(o, p0, end, kind == AOT_PG_SEND, kind == AOT_PG_RECV, m->prot, m->prot);
+        if (end > p1)
+            end = p1;
+        aot_pg_emit(o, p0, end, kind == AOT_PG_SEND, kind == AOT_PG_RECV, prot, prot);
         p0 = end;
     }
 }
@@ -392,7 +282,7 @@ static int aot_pg_apply(void)
                aot_pg_want(&aot_pg_segs[k]) == want && aot_pg_segs[k].cur != want)
             k++;
         AOT_PG_COUNT(mprotect_calls, 1);
-        if (aot_pg_sys_mprotect(AOT_PG_ADDR(s->p0), AOT_PG_ADDR(aot_pg_segs[k - 1].p1 - s->p0),
+        if (aot_sys_mprotect(AOT_PG_ADDR(s->p0), AOT_PG_ADDR(aot_pg_segs[k - 1].p1 - s->p0),
                                 want) == 0) {
             for (int t = i; t < k; t++)
                 aot_pg_segs[t].cur = want;
@@ -445,7 +335,7 @@ void aot_pg_guard_reset(void)
 {
     for (int i = 0; i < aot_pg_nseg; i++)
         if (aot_pg_segs[i].cur != aot_pg_segs[i].orig)
-            aot_pg_sys_mprotect(AOT_PG_ADDR(aot_pg_segs[i].p0),
+            aot_sys_mprotect(AOT_PG_ADDR(aot_pg_segs[i].p0),
                                 AOT_PG_ADDR(aot_pg_segs[i].p1 - aot_pg_segs[i].p0),
                                 aot_pg_segs[i].orig);
     aot_pg_nseg = 0;

@@ -388,7 +388,7 @@ void aot_pg_lifted_restore(void)
     for (int k = 0; k < aot_pg_nlifted; k++) {
         int cur = aot_pg_page_cur(aot_pg_lifted[k]);
         if (cur >= 0)
-            aot_pg_sys_mprotect(AOT_PG_ADDR(aot_pg_lifted[k]), aot_pg_page_size, cur);
+            aot_sys_mprotect(AOT_PG_ADDR(aot_pg_lifted[k]), aot_pg_page_size, cur);
     }
     aot_pg_nlifted = 0;
 }
@@ -407,7 +407,7 @@ static int aot_pg_lift_for_mpi(intptr_t lo, intptr_t hi)
     for (uintptr_t p = p0; p < p1; p++) {
         const struct aot_pg_seg *s = aot_pg_seg_find(p);
         if (s && s->cur != s->orig) {
-            aot_pg_sys_mprotect(AOT_PG_ADDR(p), aot_pg_page_size, s->orig);
+            aot_sys_mprotect(AOT_PG_ADDR(p), aot_pg_page_size, s->orig);
             aot_pg_lifted[aot_pg_nlifted++] = p;
         }
     }

@@ -2,14 +2,17 @@
  * paging.h: what the files of paging/ share.  Not seen outside paging/.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- *   arena.c      private memory: everything the fault handler reads or writes, and the shadow
- *                buffers MPI receives into, lives in pages autoopt mapped itself and never guards
  *   footprint.c  datatype flattening: the exact bytes a (count, datatype) pair touches
- *   guard.c      the page table (runs of pages with their owner counts), mprotect, /proc maps
+ *   guard.c      the page table (runs of pages with their owner counts), mprotect
  *   handler.c    the SIGSEGV and SIGTRAP handlers (signal context: see the rules at its top)
  *   requests.c   the pending requests, conversion, progress, lazy statuses, call-site learning
  *   syscalls.c   the libc wrappers (read, write, free, munmap, fork ...) that complete or lift
  *                guards before the kernel or the allocator touch guarded memory
+ *
+ * From src/ (aot_mem.h): the private arena (aot_mem_alloc, aot_mem_shadow_get ...: everything
+ * the fault handler reads or writes, and the shadow buffers MPI receives into, lives in pages
+ * autoopt mapped itself and never guards), the raw system calls (aot_sys_mprotect ...), the
+ * stack query (aot_on_stack) and the mapping query (aot_maps_check, aot_maps_find).
  */
 #ifndef AOT_PAGING_INTERNAL_H_INCLUDED
 #define AOT_PAGING_INTERNAL_H_INCLUDED
@@ -21,27 +24,8 @@
 #include <unistd.h>
 
 #include "aot.h"
+#include "aot_mem.h"
 #include "aot_paging.h"
-
-/* ---------------------------------------------------------------- raw system calls */
-
-/* autoopt's own mappings and protection changes bypass its exported wrappers of mmap, munmap
- * and mprotect (syscalls.c), and are async-signal-safe. */
-static inline int aot_pg_sys_mprotect(uintptr_t addr, size_t len, int prot)
-{
-    return (int) syscall(SYS_mprotect, (void *) addr, len, prot);
-}
-
-static inline void *aot_pg_sys_mmap(size_t len)
-{
-    return (void *) syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-}
-
-static inline int aot_pg_sys_munmap(void *addr, size_t len)
-{
-    return (int) syscall(SYS_munmap, addr, len);
-}
 
 /* ---------------------------------------------------------------- pages */
 
@@ -49,18 +33,6 @@ extern uintptr_t aot_pg_page_size;      /* 4096 on x86-64 */
 extern unsigned aot_pg_page_shift;
 #define AOT_PG_PAGE(addr) ((uintptr_t) (addr) >> aot_pg_page_shift)
 #define AOT_PG_ADDR(page) ((uintptr_t) (page) << aot_pg_page_shift)
-
-/* ---------------------------------------------------------------- arena.c */
-
-/* Small objects (tables, footprints, call sites): never guarded, never shared with a program
- * buffer on one page.  Not async-signal-safe; the handler only uses them at depth 0, when the
- * interrupted code cannot be inside them. */
-void *aot_pg_alloc(size_t n);
-void *aot_pg_zalloc(size_t n);
-void aot_pg_free(void *p, size_t n);
-/* Shadow buffers: page-aligned, reused (freed ones are kept per power-of-two size). */
-void *aot_pg_shadow_get(size_t n, size_t *cap);
-void aot_pg_shadow_put(void *p, size_t cap);
 
 /* ---------------------------------------------------------------- footprint.c */
 
@@ -84,7 +56,7 @@ struct aot_pg_layout {
  * Returns NULL when the datatype cannot be flattened within the limits. */
 const struct aot_pg_layout *aot_pg_layout_get(MPI_Datatype dt);
 /* The absolute bytes of (buf, count, layout), sorted and merged, in arena memory
- * (aot_pg_free(*out, *n * sizeof **out)).  Returns 0, or -1 when there are too many ranges. */
+ * (aot_mem_free(*out, *n * sizeof **out)).  Returns 0, or -1 when there are too many ranges. */
 int aot_pg_footprint(const void *buf, int count, const struct aot_pg_layout *L,
                      struct aot_pg_range **out, int *n);
 void aot_pg_layout_init(void);
@@ -146,8 +118,6 @@ void aot_pg_pages_restore(uintptr_t p0, uintptr_t p1);
 int aot_pg_guarded_meet(uintptr_t lo, uintptr_t hi);
 /* After fork in the child, and at finalize: every page back to its original protection. */
 void aot_pg_guard_reset(void);
-/* Forget the cached /proc/self/maps (a mapping changed). */
-void aot_pg_maps_invalidate(void);
 extern int aot_pg_nseg;
 
 /* ---------------------------------------------------------------- requests.c */

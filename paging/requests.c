@@ -34,14 +34,13 @@
  * copy of the status works too; the status itself is never written after the call returned (it
  * may be on a stack frame that is gone).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "paging.h"
 
-#define uthash_malloc(sz) aot_pg_alloc(sz)
-#define uthash_free(ptr, sz) aot_pg_free((ptr), (sz))
+#define uthash_malloc(sz) aot_mem_alloc(sz)
+#define uthash_free(ptr, sz) aot_mem_free((ptr), (sz))
 #include <uthash.h>
 
 #define AOT_PG_MAX_SLOTS 16384
@@ -89,7 +88,7 @@ static struct aot_pg_site *aot_pg_site_get(const void *key)
     struct aot_pg_site *s = NULL;
     HASH_FIND_PTR(aot_pg_sites, &key, s);
     if (!s) {
-        s = aot_pg_zalloc(sizeof(*s));
+        s = aot_mem_zalloc(sizeof(*s));
         if (!s)
             return NULL;
         s->key = key;
@@ -180,36 +179,6 @@ static void aot_pg_classify_functions(void)
             aot_pg_fn_class[fn] = AOT_PG_CLS_ALL;
 }
 
-/* ---------------------------------------------------------------- stacks */
-
-static uintptr_t aot_pg_main_stk_lo, aot_pg_main_stk_hi;
-static __thread uintptr_t aot_pg_stk_lo __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t aot_pg_stk_hi __attribute__((tls_model("initial-exec")));
-
-static void aot_pg_stack_bounds(uintptr_t *lo, uintptr_t *hi)
-{
-    pthread_attr_t a;
-    void *addr = NULL;
-    size_t size = 0;
-    *lo = *hi = 0;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &addr, &size) == 0) {
-            *lo = (uintptr_t) addr;
-            *hi = (uintptr_t) addr + size;
-        }
-        pthread_attr_destroy(&a);
-    }
-}
-
-static int aot_pg_on_stack(intptr_t lo, intptr_t hi)
-{
-    if (!aot_pg_stk_hi)
-        aot_pg_stack_bounds(&aot_pg_stk_lo, &aot_pg_stk_hi);
-    if ((uintptr_t) lo < aot_pg_stk_hi && (uintptr_t) hi > aot_pg_stk_lo)
-        return 1;
-    return (uintptr_t) lo < aot_pg_main_stk_hi && (uintptr_t) hi > aot_pg_main_stk_lo;
-}
-
 /* ---------------------------------------------------------------- slots */
 
 static void aot_pg_arm(void)
@@ -245,8 +214,8 @@ static int aot_pg_slot_new(void)
 static void aot_pg_slot_release(int i)
 {
     struct aot_pg_req *r = &aot_pg_reqs[i];
-    aot_pg_free(r->fp, (size_t) r->nfp * sizeof(*r->fp));
-    aot_pg_free(r->runs, (size_t) r->nfp * sizeof(*r->runs));
+    aot_mem_free(r->fp, (size_t) r->nfp * sizeof(*r->fp));
+    aot_mem_free(r->runs, (size_t) r->nfp * sizeof(*r->runs));
     r->fp = NULL;
     r->runs = NULL;
     r->state = 0;
@@ -312,12 +281,12 @@ static void aot_pg_retire(int i)
                 e->slot = -1;
             }
         }
-        aot_pg_shadow_put(r->shadow, r->shadow_cap);
+        aot_mem_shadow_put(r->shadow, r->shadow_cap);
     } else {
         if (r->guarded)
             aot_pg_guard_remove(r->runs, r->nruns, AOT_PG_SEND);
         if (r->shadow)
-            aot_pg_shadow_put(r->shadow, r->shadow_cap);
+            aot_mem_shadow_put(r->shadow, r->shadow_cap);
     }
     aot_pg_final_st[i] = r->st;
     aot_pg_slot_release(i);
@@ -529,8 +498,8 @@ struct aot_pg_part {
 
 static void aot_pg_part_free(struct aot_pg_part *p)
 {
-    aot_pg_free(p->fp, (size_t) p->nfp * sizeof(*p->fp));
-    aot_pg_free(p->runs, (size_t) p->nfp * sizeof(*p->runs));
+    aot_mem_free(p->fp, (size_t) p->nfp * sizeof(*p->fp));
+    aot_mem_free(p->runs, (size_t) p->nfp * sizeof(*p->runs));
     p->fp = NULL;
     p->runs = NULL;
 }
@@ -573,9 +542,9 @@ static int aot_pg_part_prepare(struct aot_pg_part *p, int kind)
         return AOT_PASS_DATATYPE;
     if (!p->nfp)
         return 0;
-    if (aot_pg_on_stack(p->fp[0].lo, p->fp[p->nfp - 1].hi))
+    if (aot_on_stack((uintptr_t) p->fp[0].lo, (uintptr_t) p->fp[p->nfp - 1].hi))
         return AOT_PASS_STACK;
-    p->runs = aot_pg_alloc((size_t) p->nfp * sizeof(*p->runs));
+    p->runs = aot_mem_alloc((size_t) p->nfp * sizeof(*p->runs));
     if (!p->runs)
         return AOT_PASS_GUARD_CAP;
     p->nruns = aot_pg_page_runs(p->fp, p->nfp, p->runs);
@@ -698,7 +667,7 @@ static int aot_pg_snapshot(struct aot_pg_req *r, struct aot_pg_part *p)
             return -1;
         want = (size_t) psize;
     }
-    r->shadow = aot_pg_shadow_get(want ? want : 1, &r->shadow_cap);
+    r->shadow = aot_mem_shadow_get(want ? want : 1, &r->shadow_cap);
     if (!r->shadow)
         return -1;
     /* other requests' guards on these pages (false sharing) are opened for the copy */
@@ -716,8 +685,8 @@ static int aot_pg_snapshot(struct aot_pg_req *r, struct aot_pg_part *p)
     if (lifted)
         aot_pg_pages_restore(AOT_PG_PAGE(r->lo), AOT_PG_PAGE(r->hi - 1) + 1);
     /* a snapshot owns no bytes of the program */
-    aot_pg_free(r->fp, (size_t) r->nfp * sizeof(*r->fp));
-    aot_pg_free(r->runs, (size_t) r->nfp * sizeof(*r->runs));
+    aot_mem_free(r->fp, (size_t) r->nfp * sizeof(*r->fp));
+    aot_mem_free(r->runs, (size_t) r->nfp * sizeof(*r->runs));
     r->fp = NULL;
     r->runs = NULL;
     r->nfp = r->nruns = 0;
@@ -786,7 +755,7 @@ static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, 
     if (i < 0)
         return MPI_SUCCESS;
     r = &aot_pg_reqs[i];
-    r->shadow = aot_pg_shadow_get(want ? want : 1, &r->shadow_cap);
+    r->shadow = aot_mem_shadow_get(want ? want : 1, &r->shadow_cap);
     if (!r->shadow) {
         p->fp = r->fp;            /* give the footprint back: the caller passes through */
         p->runs = r->runs;
@@ -1265,13 +1234,13 @@ int aot_paging_init(char *err, size_t errlen)
 #undef AOT_X
     if (aot_pg_guard_init(aot_cfg.max_guards) != 0)
         return aot_pg_fail(err, errlen, "cannot map the page table");
-    aot_pg_reqs = aot_pg_zalloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_reqs));
-    aot_pg_mreqs = aot_pg_alloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_mreqs));
-    aot_pg_gen = aot_pg_zalloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_gen));
-    aot_pg_done_idx = aot_pg_alloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_done_idx));
-    aot_pg_done_st = aot_pg_alloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_done_st));
-    aot_pg_final_st = aot_pg_zalloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_final_st));
-    aot_pg_lazy = aot_pg_zalloc((size_t) AOT_PG_LAZY_SLOTS * sizeof(*aot_pg_lazy));
+    aot_pg_reqs = aot_mem_zalloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_reqs));
+    aot_pg_mreqs = aot_mem_alloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_mreqs));
+    aot_pg_gen = aot_mem_zalloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_gen));
+    aot_pg_done_idx = aot_mem_alloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_done_idx));
+    aot_pg_done_st = aot_mem_alloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_done_st));
+    aot_pg_final_st = aot_mem_zalloc(AOT_PG_MAX_SLOTS * sizeof(*aot_pg_final_st));
+    aot_pg_lazy = aot_mem_zalloc((size_t) AOT_PG_LAZY_SLOTS * sizeof(*aot_pg_lazy));
     if (!aot_pg_reqs || !aot_pg_mreqs || !aot_pg_gen || !aot_pg_done_idx || !aot_pg_done_st ||
         !aot_pg_final_st || !aot_pg_lazy)
         return aot_pg_fail(err, errlen, "cannot map the request tables");
@@ -1279,9 +1248,7 @@ int aot_paging_init(char *err, size_t errlen)
         aot_pg_mreqs[i] = MPI_REQUEST_NULL;
     aot_pg_nslots = 0;
     aot_pg_npending = 0;
-    aot_pg_stack_bounds(&aot_pg_main_stk_lo, &aot_pg_main_stk_hi);
-    aot_pg_stk_lo = aot_pg_main_stk_lo;
-    aot_pg_stk_hi = aot_pg_main_stk_hi;
+    aot_stack_main_init();
     aot_pg_classify_functions();
     aot_pg_layout_init();
     if (aot_pg_handler_install(err, errlen) != 0)

@@ -12,7 +12,9 @@
  *     sharing: other requests' bytes on the same page), and puts them back after.
  * free, realloc, reallocarray complete every request with bytes in the chunk (the allocator
  * may unmap it or write into it); munmap, mremap, madvise, mprotect and a fixed mmap complete
- * every request with bytes on the pages concerned and forget the cached /proc/self/maps.
+ * every request with bytes on the pages concerned; munmap, mremap, mprotect and a fixed mmap
+ * also make autoopt's mapping cache (src/maps.c) forget what it knew, also when nothing is
+ * pending (one atomic increment).
  * A sanitizer build (AOT_SANITIZED) leaves free, realloc and reallocarray to the sanitizer's
  * allocator, which replaces glibc's and whose chunks this code cannot read (docs/testing.md).
  * fork: the parent completes everything before forking (the child then sees the data a
@@ -486,13 +488,22 @@ AOT_PG_EXPORT void *reallocarray(void *p, size_t m, size_t n)
 
 #endif /* AOT_SANITIZED */
 
+/* The mapping cache forgets what it knew once the kernel has changed the mappings (before, a
+ * query from another thread could cache the old state again).  mmap without MAP_FIXED only
+ * adds a mapping where none was, which a query does not find in the cache and asks for. */
+#define AOT_PG_MAPS_CHANGED(ret, call) \
+    do { \
+        ret r_ = call; \
+        aot_maps_invalidate(); \
+        return r_; \
+    } while (0)
+
 AOT_PG_EXPORT int munmap(void *a, size_t len)
 {
     if (AOT_PG_FAST(munmap))
-        return aot_pg_real.munmap(a, len);
+        AOT_PG_MAPS_CHANGED(int, aot_pg_real.munmap(a, len));
     aot_pg_pages_done(a, len);
-    aot_pg_maps_invalidate();
-    return AOT_PG_REAL(munmap)(a, len);
+    AOT_PG_MAPS_CHANGED(int, AOT_PG_REAL(munmap)(a, len));
 }
 
 AOT_PG_EXPORT void *mremap(void *a, size_t old, size_t len, int flags, ...)
@@ -508,9 +519,8 @@ AOT_PG_EXPORT void *mremap(void *a, size_t old, size_t len, int flags, ...)
         aot_pg_pages_done(a, old);
         if (flags & MREMAP_FIXED)
             aot_pg_pages_done(to, len);
-        aot_pg_maps_invalidate();
     }
-    return AOT_PG_REAL(mremap)(a, old, len, flags, to);
+    AOT_PG_MAPS_CHANGED(void *, AOT_PG_REAL(mremap)(a, old, len, flags, to));
 }
 
 AOT_PG_EXPORT int madvise(void *a, size_t len, int advice)
@@ -524,32 +534,29 @@ AOT_PG_EXPORT int madvise(void *a, size_t len, int advice)
 AOT_PG_EXPORT int mprotect(void *a, size_t len, int prot)
 {
     if (AOT_PG_FAST(mprotect))
-        return aot_pg_real.mprotect(a, len, prot);
+        AOT_PG_MAPS_CHANGED(int, aot_pg_real.mprotect(a, len, prot));
     aot_pg_pages_done(a, len);
-    aot_pg_maps_invalidate();
-    return AOT_PG_REAL(mprotect)(a, len, prot);
+    AOT_PG_MAPS_CHANGED(int, AOT_PG_REAL(mprotect)(a, len, prot));
 }
 
 AOT_PG_EXPORT void *mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)
 {
-    if (AOT_PG_FAST(mmap))
-        return aot_pg_real.mmap(a, len, prot, flags, fd, off);
-    if (flags & MAP_FIXED) {
+    if (!(flags & MAP_FIXED))
+        return AOT_PG_FAST(mmap) ? aot_pg_real.mmap(a, len, prot, flags, fd, off)
+                                 : AOT_PG_REAL(mmap)(a, len, prot, flags, fd, off);
+    if (!AOT_PG_FAST(mmap))
         aot_pg_pages_done(a, len);
-        aot_pg_maps_invalidate();
-    }
-    return AOT_PG_REAL(mmap)(a, len, prot, flags, fd, off);
+    AOT_PG_MAPS_CHANGED(void *, AOT_PG_REAL(mmap)(a, len, prot, flags, fd, off));
 }
 
 AOT_PG_EXPORT void *mmap64(void *a, size_t len, int prot, int flags, int fd, off64_t off)
 {
-    if (AOT_PG_FAST(mmap64))
-        return aot_pg_real.mmap64(a, len, prot, flags, fd, off);
-    if (flags & MAP_FIXED) {
+    if (!(flags & MAP_FIXED))
+        return AOT_PG_FAST(mmap64) ? aot_pg_real.mmap64(a, len, prot, flags, fd, off)
+                                   : AOT_PG_REAL(mmap64)(a, len, prot, flags, fd, off);
+    if (!AOT_PG_FAST(mmap64))
         aot_pg_pages_done(a, len);
-        aot_pg_maps_invalidate();
-    }
-    return AOT_PG_REAL(mmap64)(a, len, prot, flags, fd, off);
+    AOT_PG_MAPS_CHANGED(void *, AOT_PG_REAL(mmap64)(a, len, prot, flags, fd, off));
 }
 
 /* ---------------------------------------------------------------- fork */

@@ -12,25 +12,15 @@
 #include <unistd.h>
 
 #include "paging.h"
+#include "proc_maps.h"
 
 /* The protection of the page at addr as /proc/self/maps shows it (r, w bits), or -1. */
 static int prot_of(const void *addr)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    int prot = -1;
-    while (f && fgets(line, sizeof(line), f)) {
-        unsigned long lo, hi;
-        char perm[5];
-        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) == 3 && (uintptr_t) addr >= lo &&
-            (uintptr_t) addr < hi) {
-            prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-    return prot;
+    struct aot_map m;
+    if (proc_maps_find((uintptr_t) addr, &m) != 0)
+        return -1;
+    return m.prot & (PROT_READ | PROT_WRITE);
 }
 
 START_TEST(test_normalize)
