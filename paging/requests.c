@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aot_fault.h"
 #include "paging.h"
 
 #define uthash_malloc(sz) aot_pg_alloc(sz)
@@ -215,7 +216,7 @@ static int aot_pg_on_stack(intptr_t lo, intptr_t hi)
 static void aot_pg_arm(void)
 {
     if (!(aot_hooks_armed & AOT_ARM_PAGING)) {
-        aot_pg_handler_check();
+        aot_fault_check();      /* someone replaced the entry: take it back */
         __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_PAGING, __ATOMIC_RELAXED);
     }
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "aot.h"
+#include "aot_fault.h"
 #ifdef AOT_HAVE_PAGING
 #include "aot_paging.h"
 #endif
@@ -198,15 +199,16 @@ int aot_runtime_start(int provided)
         }
     }
 
+    aot_fault_start();          /* the SIGSEGV entry paging and chains register with */
 #ifdef AOT_HAVE_COLLECTIVES
     aot_agree(aot_cfg.collectives && aot_coll_init(err, sizeof(err)) != 0, err);
 #else
     aot_cfg.collectives = 0;
 #endif
 #ifdef AOT_HAVE_CHAINS
-    /* Before paging: the trace then records paging from its start, and chains' SIGSEGV handler
-     * (touch probes) is installed first, so paging's handler chains to it and it chains to the
-     * one before (UCX's), never back to paging's.  The trace writer works with chains off. */
+    /* Before paging: the trace then records paging from its start.  (The order of the fault
+     * handlers is their slot in src/aot_fault.h, not this one.)  The trace writer works with
+     * chains off. */
     aot_agree(aot_trace_init(err, sizeof(err)) != 0, err);
     aot_agree(aot_cfg.chains && aot_chains_init(err, sizeof(err)) != 0, err);
 #else
@@ -263,6 +265,7 @@ void aot_runtime_finish(void)
     if (aot_cfg.collectives)
         aot_coll_finalize();
 #endif
+    aot_fault_stop();
     aot_active = 0;
     aot_tls.depth = 0;
 }
