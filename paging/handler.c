@@ -62,7 +62,6 @@
  * sorted array) from pages that are never guarded.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>

@@ -240,8 +240,6 @@ static int aot_fault_judge_overflow(int sig, siginfo_t *si, void *ctx)
 }
 #endif
 
-static void aot_fault_entry(int sig, siginfo_t *si, void *ctx);
-
 static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old);
 
 /* A possible overflow of the main thread's stack: judged and reported.  1 when reported. */
