@@ -19,10 +19,12 @@
  * one), and a fault per phase.  Each probed page gets a mapping of its own the first time
  * (aot_ch_isolate), which makes those calls about 3 times cheaper.
  *
- * RULES FOR THE HANDLER (signal context): it calls only mprotect through syscall() and
- * sigaction, reads only the probe table (static, in libautoopt's own data) and writes only the
- * volatile words below; no malloc, no locks, no stdio.  A fault that is not on a probed page goes
- * to the handler installed before this one (paging's, UCX's or the default), as the kernel would
+ * RULES FOR THE HANDLER (signal context): it calls only mprotect through aot_syscall(), reads
+ * only the probe table (static, in libautoopt's own data) and writes only the volatile words
+ * below; no malloc, no stdio, and no lock but the probe lock (see aot_ch_lock).  It is registered
+ * with autoopt's fault entry (src/aot_fault.h, slot AOT_FAULT_SLOT_PROBES, asked after paging's
+ * guards) and declines a fault that is not on a probed page; the entry passes it on to the
+ * handler installed before autoopt (UCX's, the program's or the default), as the kernel would
  * have delivered it.
  */
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "aot_fault.h"
 #include "chains.h"
 
 #define AOT_CH_MAX_RUNS 512
@@ -71,7 +74,6 @@ static uintptr_t aot_ch_page;
 volatile int aot_ch_probe_on;
 volatile int aot_ch_touched;
 volatile uintptr_t aot_ch_touch_addr, aot_ch_touch_ip;
-static struct sigaction aot_ch_old_segv;
 static int aot_ch_installed;
 
 /*
@@ -290,31 +292,12 @@ static int aot_ch_on_probe(uintptr_t addr)
     return 0;
 }
 
-static void aot_ch_chain_old(int sig, siginfo_t *si, void *ctx)
+/* Registered for SIGSEGV (the entry saves errno). */
+static int aot_ch_segv(int sig, siginfo_t *si, ucontext_t *uc)
 {
-    const struct sigaction *old = &aot_ch_old_segv;
-    int plain = !(old->sa_flags & SA_SIGINFO);
-
-    if (plain && (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof(dfl));
-        dfl.sa_handler = SIG_DFL;
-        sigemptyset(&dfl.sa_mask);
-        sigaction(sig, &dfl, NULL);
-        if (si->si_code <= 0)
-            raise(sig);                   /* sent, not a fault: deliver it again */
-        return;                           /* a fault repeats and now kills */
-    }
-    if (plain)
-        old->sa_handler(sig);
-    else
-        old->sa_sigaction(sig, si, ctx);
-}
-
-static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
-{
-    int saved_errno = errno;
     uintptr_t addr = (uintptr_t) si->si_addr;
+
+    (void) sig;
 
     if (si->si_code == SEGV_ACCERR && (pid_t) aot_syscall(SYS_gettid) != aot_ch_main_tid &&
         ((aot_ch_probe_on && aot_ch_on_probe(addr)) || aot_ch_was_probed(addr))) {
@@ -325,20 +308,17 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
         aot_syscall(SYS_mprotect, (void *) (addr & ~(aot_ch_page - 1)), (size_t) aot_ch_page,
                 PROT_READ | PROT_WRITE);
         aot_ch_touched = 1;
-        errno = saved_errno;
-        return;
+        return AOT_FAULT_HANDLED;
     }
     if (aot_ch_probe_on && si->si_code > 0 && aot_ch_on_probe(addr)) {
         aot_ch_probe_lift();
         if (aot_tls.depth == 0) {
             /* the program itself; inside MPI or autoopt it is not a touch of the program */
-            const ucontext_t *uc = ctx;
             aot_ch_touch_addr = addr;
             aot_ch_touch_ip = (uintptr_t) uc->uc_mcontext.gregs[REG_RIP];
             aot_ch_touched = 1;
         }
-        errno = saved_errno;
-        return;
+        return AOT_FAULT_HANDLED;
     }
     if (si->si_code == SEGV_ACCERR && aot_ch_was_probed(addr)) {
         /* another thread may be lifting right now (it clears aot_ch_probe_on before its
@@ -349,14 +329,11 @@ static void aot_ch_segv(int sig, siginfo_t *si, void *ctx)
             aot_ch_retry_gen = aot_ch_arm_gen;
             aot_ch_retries = 0;
         }
-        if (aot_ch_retries++ < 3) {
-            errno = saved_errno;
-            return;                       /* lifted meanwhile: retry the access */
-        }
+        if (aot_ch_retries++ < 3)
+            return AOT_FAULT_HANDLED;     /* lifted meanwhile: retry the access */
     }
     aot_ch_retry_addr = 0;
-    errno = saved_errno;
-    aot_ch_chain_old(sig, si, ctx);
+    return AOT_FAULT_DECLINED;
 }
 
 /* ---------------------------------------------------------------- where probes may go */
@@ -378,21 +355,11 @@ int aot_ch_probe_mapping_ok(intptr_t lo, intptr_t hi)
 
 int aot_ch_probe_init(char *err, size_t errlen)
 {
-    struct sigaction sa;
-
     aot_ch_page = (uintptr_t) sysconf(_SC_PAGESIZE);
     aot_ch_main_tid = (pid_t) aot_syscall(SYS_gettid);
     aot_stack_main_init();
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = aot_ch_segv;
-    /* SA_SIGINFO: fault address and RIP.  SA_NODEFER: paging's handler may run nested (its own
-     * fault inside a wait) and chain to this one.  SA_ONSTACK: the program's alternate stack. */
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, &aot_ch_old_segv) != 0) {
-        snprintf(err, errlen, "chains: sigaction: %s", strerror(errno));
+    if (aot_fault_register(SIGSEGV, AOT_FAULT_SLOT_PROBES, aot_ch_segv, err, errlen) != 0)
         return -1;
-    }
     aot_ch_installed = 1;
     aot_probes_release = aot_ch_probe_release;
     return 0;
@@ -400,16 +367,10 @@ int aot_ch_probe_init(char *err, size_t errlen)
 
 void aot_ch_probe_finalize(void)
 {
-    struct sigaction cur;
-
     aot_ch_probe_reset();
     aot_probes_release = NULL;
     if (!aot_ch_installed)
         return;
-    /* Only if it is still ours on top; otherwise whoever is on top chains to it, and it passes
-     * everything on (no probe is ever set again). */
-    if (sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction == aot_ch_segv) {
-        sigaction(SIGSEGV, &aot_ch_old_segv, NULL);
-        aot_ch_installed = 0;
-    }
+    aot_fault_unregister(SIGSEGV, AOT_FAULT_SLOT_PROBES);
+    aot_ch_installed = 0;
 }

@@ -52,9 +52,9 @@ void aot_subsystems_start(void)
 #else
     aot_cfg.collectives = 0;
 #endif
-    /* Before paging: the trace then records paging from its start, and chains' SIGSEGV handler
-     * (touch probes) is installed first, so paging's handler chains to it and it chains to the
-     * one before (UCX's), never back to paging's.  The trace writer works with chains off. */
+    /* Before paging: the trace then records paging from its start.  (The order in which the
+     * fault entry asks paging and chains is their slot in src/aot_fault.h, not this one.)  The
+     * trace writer works with chains off. */
     aot_agree(aot_trace_init(err, sizeof(err)) != 0, err);
 #ifdef AOT_HAVE_CHAINS
     if (aot_trace_on)

@@ -26,8 +26,8 @@
  * access, AVX-512), so an access near owned bytes waits rather than read data not yet there.
  *
  * RULES FOR THIS FILE (signal context):
- *   - it may call: system calls through syscall() (mprotect, sigaction, write), raise(), memcpy
- *     and memset, and the signal-safe lookups of guard.c and requests.c (aot_pg_seg_find,
+ *   - it may call: system calls through aot_syscall() (mprotect, write), memcpy and memset,
+ *     aot_fault_say, and the signal-safe lookups of guard.c and requests.c (aot_pg_seg_find,
  *     aot_pg_owners, aot_pg_pages_lift/restore), which read only paging's own pages (arena.c)
  *     and never allocate;
  *   - it may not call: malloc or free, stdio, or anything that takes a lock the interrupted
@@ -50,15 +50,18 @@
  *     pending requests before any MPI call that could touch their buffers, so this means a
  *     signal handler of the program touched a pending buffer while MPI was running.
  *
- * libsigsegv: autoopt links it (it is the design's fault-dispatch package) but the handler does
- * not use its dispatcher.  sigsegv_register() and its AVL nodes live in malloc'd memory, which
- * can share a page with a guarded buffer: the lookup in the handler would then fault on its own
- * index.  Its global handler cannot chain to UCX's and gets no ucontext (needed for the trap
- * flag).  The page table of guard.c gives the same interval lookup (binary search in a sorted
- * array) from pages that are never guarded.
+ * Both handlers are registered with autoopt's one fault entry (src/aot_fault.h, slot
+ * AOT_FAULT_SLOT_GUARDS, asked before chains' probes) and return AOT_FAULT_HANDLED or
+ * AOT_FAULT_DECLINED; the entry passes what everybody declines to the previous handler (UCX's,
+ * the program's, the default action) as the kernel would have delivered it, and reports a stack
+ * overflow before any handler sees it.  libsigsegv serves there as the judge of overflows only
+ * (src/fault.c says why); its area dispatcher is not used for the guards: sigsegv_register()
+ * and its AVL nodes live in malloc'd memory, which can share a page with a guarded buffer (the
+ * lookup would fault on its own index), and its global handler gets no ucontext (needed for the
+ * trap flag).  The page table of guard.c gives the same interval lookup (binary search in a
+ * sorted array) from pages that are never guarded.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -68,6 +71,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "aot_fault.h"
 #include "paging.h"
 
 #define AOT_PG_WINDOW 64
@@ -75,8 +79,6 @@
 #define AOT_PG_DIR_FLAG 0x400
 #define AOT_PG_MAX_OWNERS 64
 #define AOT_PG_MAX_STEPS 8
-
-static struct sigaction aot_pg_old_segv, aot_pg_old_trap;
 
 /* The code of the C library and of whatever defines malloc: a fault there may come with the
  * allocator's or a FILE's lock held, so it is never waited on (aot_pg_segv, step budget). */
@@ -92,8 +94,6 @@ static int aot_pg_in_locked_code(uintptr_t ip)
     return 0;
 }
 
-static int aot_pg_installed;
-
 /* A single step in progress: the pages opened, and the handler nesting it belongs to. */
 struct aot_pg_step {
     uintptr_t p0, p1;
@@ -105,30 +105,6 @@ struct aot_pg_step {
 static __thread struct aot_pg_step aot_pg_steps[AOT_PG_MAX_STEPS] __attribute__((tls_model("initial-exec")));
 static __thread int aot_pg_nsteps __attribute__((tls_model("initial-exec")));
 static __thread int aot_pg_segv_nest __attribute__((tls_model("initial-exec")));
-
-/* One line "autoopt[rank]: msg" on stderr, formatted without stdio (signal context). */
-static void aot_pg_say(const char *msg)
-{
-    char line[256], digits[16];
-    size_t n = 0, k = 0, m = strlen(msg);
-    unsigned r = aot_world_rank < 0 ? 0u : (unsigned) aot_world_rank;
-
-    do {
-        digits[k++] = (char) ('0' + r % 10);
-        r /= 10;
-    } while (r && k < sizeof(digits));
-    memcpy(line, "autoopt[", 8);
-    n = 8;
-    while (k)
-        line[n++] = digits[--k];
-    line[n++] = ']';
-    line[n++] = ':';
-    line[n++] = ' ';
-    if (m > sizeof(line) - n)
-        m = sizeof(line) - n;
-    memcpy(line + n, msg, m);
-    aot_syscall(SYS_write, 2, line, n + m);
-}
 
 static void aot_pg_say_raw(const char *line, size_t n)
 {
@@ -189,34 +165,6 @@ static void aot_pg_say_owner(uintptr_t lo, uintptr_t hi, int write, uintptr_t ip
     aot_pg_hex(line, sizeof(line), &n, (uintptr_t) r->hi);
     aot_pg_str(line, sizeof(line), &n, r->nfp > 1 ? ") in pieces\n" : ")\n");
     aot_pg_say_raw(line, n);
-}
-
-/* Delivers the signal to whatever handled it before autoopt, as the kernel would have. */
-static void aot_pg_chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx,
-                         int must_raise)
-{
-    int plain = !(old->sa_flags & SA_SIGINFO);
-
-    if (plain && old->sa_handler == SIG_IGN && must_raise)
-        return;                             /* an ignored signal that was sent, not a fault */
-    if ((plain && (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) ||
-        (old->sa_flags & SA_RESETHAND)) {
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof(dfl));
-        dfl.sa_handler = SIG_DFL;
-        sigemptyset(&dfl.sa_mask);
-        sigaction(sig, &dfl, NULL);
-    }
-    if (plain && (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)) {
-        /* a fault repeats when the instruction runs again and kills; anything else is raised */
-        if (must_raise)
-            raise(sig);
-        return;
-    }
-    if (plain)
-        old->sa_handler(sig);
-    else
-        old->sa_sigaction(sig, si, ctx);
 }
 
 /* What one instruction accesses. */
@@ -456,11 +404,11 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int
         return 0;
     if (!program) {
         if ((pid_t) aot_syscall(SYS_gettid) != aot_pg_main_tid)
-            aot_pg_say("a thread that is not MPI_Init's touched a pending converted buffer "
+            aot_fault_say("a thread that is not MPI_Init's touched a pending converted buffer "
                        "(a thread autoopt did not see start, such as one made by clone): "
                        "treated as a real fault\n");
         else
-            aot_pg_say("a pending converted buffer was touched inside an MPI call or autoopt "
+            aot_fault_say("a pending converted buffer was touched inside an MPI call or autoopt "
                        "(a signal handler?): treated as a real fault\n");
         aot_pg_say_owner((uintptr_t) a->lo[0], (uintptr_t) a->hi[0], a->write[0], ip,
                          &aot_pg_reqs[idx[0]]);
@@ -471,21 +419,23 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int
     return 1;
 }
 
-static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
+/* Registered for SIGSEGV (the entry saves errno). */
+static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
 {
-    ucontext_t *uc = ctx;
     uintptr_t addr = (uintptr_t) si->si_addr;
     struct aot_pg_access a = { .n = 0 };
-    int saved_errno = errno, write, rc, ours = 0, program;
+    int write, rc, ours = 0, program;
+
+    (void) sig;
 
     if (!aot_pg_on || si->si_code <= 0 || aot_pg_nseg == 0)
-        goto foreign;
+        return AOT_FAULT_DECLINED;
     {
         /* ours only if the faulting page itself is guarded (an access that starts on an open
          * page and runs into a guarded one reports the first byte of the guarded one) */
         const struct aot_pg_seg *seg = aot_pg_seg_find(AOT_PG_PAGE(addr));
         if (!seg || seg->cur == seg->orig)
-            goto foreign;
+            return AOT_FAULT_DECLINED;
     }
     write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
     if (aot_pg_decode(uc, &a)) {
@@ -519,13 +469,12 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
     rc = aot_pg_wait_owners(&a, addr, program, (uintptr_t) uc->uc_mcontext.gregs[REG_RIP]);
     if (rc < 0) {
         aot_pg_segv_nest--;
-        goto foreign;
+        return AOT_FAULT_DECLINED;
     }
     if (rc > 0) {
         /* run the instruction again: now it finds open pages, or false sharing */
         aot_pg_segv_nest--;
-        errno = saved_errno;
-        return;
+        return AOT_FAULT_HANDLED;
     }
 
     /* false sharing */
@@ -544,8 +493,7 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
             AOT_PG_COUNT(step_budget_waits, 1);
             aot_pg_wait_from_program(idx, n, addr);
             aot_pg_segv_nest--;
-            errno = saved_errno;
-            return;
+            return AOT_FAULT_HANDLED;
         }
     }
     if (a.rep && (a.op & ~1) != 0xa6 && (a.op & ~1) != 0xac && (a.op & ~1) != 0xae &&
@@ -573,30 +521,27 @@ static void aot_pg_segv(int sig, siginfo_t *si, void *ctx)
         aot_pg_nsteps++;
         uc->uc_mcontext.gregs[REG_EFL] |= AOT_PG_TRAP_FLAG;
     } else {
-        aot_pg_say("too many nested single steps\n");
+        aot_fault_say("too many nested single steps\n");
         aot_pg_segv_nest--;
-        goto foreign;
+        return AOT_FAULT_DECLINED;
     }
     aot_pg_segv_nest--;
-    errno = saved_errno;
-    return;
-
-foreign:
-    errno = saved_errno;
-    aot_pg_chain(&aot_pg_old_segv, sig, si, ctx, si->si_code <= 0);
+    return AOT_FAULT_HANDLED;
 }
 
-static void aot_pg_trap(int sig, siginfo_t *si, void *ctx)
+/* Registered for SIGTRAP: the end of a single step of ours, or declined. */
+static int aot_pg_trap(int sig, siginfo_t *si, ucontext_t *uc)
 {
-    ucontext_t *uc = ctx;
-    int saved_errno = errno, popped = 0;
+    int popped = 0;
+
+    (void) sig;
+    (void) si;
 
     while (aot_pg_nsteps > 0 && aot_pg_steps[aot_pg_nsteps - 1].level > aot_pg_segv_nest) {
         struct aot_pg_step *s = &aot_pg_steps[aot_pg_nsteps - 1];
         if (s->rep && s->rip == uc->uc_mcontext.gregs[REG_RIP] && !popped) {
             /* a REP instruction between iterations: keep the pages open, step on */
-            errno = saved_errno;
-            return;
+            return AOT_FAULT_HANDLED;
         }
         aot_pg_restore_range(s->p0, s->p1);
         aot_pg_restore_range(s->p0b, s->p1b);
@@ -605,30 +550,12 @@ static void aot_pg_trap(int sig, siginfo_t *si, void *ctx)
     }
     if (popped) {
         uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t) AOT_PG_TRAP_FLAG;
-        errno = saved_errno;
-        return;
+        return AOT_FAULT_HANDLED;
     }
-    errno = saved_errno;
-    aot_pg_chain(&aot_pg_old_trap, sig, si, ctx, 1);
+    return AOT_FAULT_DECLINED;
 }
 
 /* ---------------------------------------------------------------- installation */
-
-static int aot_pg_set(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = fn;
-    /* SA_SIGINFO: fault address and ucontext (trap flag, registers).
-     * SA_NODEFER: a fault inside the handler's own wait (MPI data sharing a guarded page) must
-     *   reach the handler again instead of killing the process.
-     * SA_ONSTACK: run on the alternate stack when the program (or UCX) set one up.
-     * sa_mask empty: the program's other signals are not held back during a long wait. */
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | (sig == SIGSEGV ? SA_NODEFER : 0);
-    sigemptyset(&sa.sa_mask);
-    return sigaction(sig, &sa, old);
-}
 
 /* dl_iterate_phdr callback: records the executable segments of the object holding the code
  * address `arg`.  Matched by address, not by load base, so a non-PIE executable that defines
@@ -673,37 +600,16 @@ int aot_pg_handler_install(char *err, size_t errlen)
 {
     aot_pg_main_tid = (pid_t) aot_syscall(SYS_gettid);
     aot_pg_find_locked_code();
-    if (aot_pg_set(SIGSEGV, aot_pg_segv, &aot_pg_old_segv) != 0 ||
-        aot_pg_set(SIGTRAP, aot_pg_trap, &aot_pg_old_trap) != 0) {
-        snprintf(err, errlen, "asynchronous conversion: sigaction: %s", strerror(errno));
+    if (aot_fault_register(SIGSEGV, AOT_FAULT_SLOT_GUARDS, aot_pg_segv, err, errlen) != 0 ||
+        aot_fault_register(SIGTRAP, AOT_FAULT_SLOT_GUARDS, aot_pg_trap, err, errlen) != 0) {
+        aot_fault_unregister(SIGSEGV, AOT_FAULT_SLOT_GUARDS);
         return -1;
     }
-    aot_pg_installed = 1;
     return 0;
-}
-
-/* Someone (UCX re-initialising, the program) replaced a handler: take it back and chain to it. */
-void aot_pg_handler_check(void)
-{
-    struct sigaction cur;
-
-    if (!aot_pg_installed)
-        return;
-    if (sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction != aot_pg_segv)
-        aot_pg_set(SIGSEGV, aot_pg_segv, &aot_pg_old_segv);
-    if (sigaction(SIGTRAP, NULL, &cur) == 0 && cur.sa_sigaction != aot_pg_trap)
-        aot_pg_set(SIGTRAP, aot_pg_trap, &aot_pg_old_trap);
 }
 
 void aot_pg_handler_uninstall(void)
 {
-    struct sigaction cur;
-
-    if (!aot_pg_installed)
-        return;
-    if (sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction == aot_pg_segv)
-        sigaction(SIGSEGV, &aot_pg_old_segv, NULL);
-    if (sigaction(SIGTRAP, NULL, &cur) == 0 && cur.sa_sigaction == aot_pg_trap)
-        sigaction(SIGTRAP, &aot_pg_old_trap, NULL);
-    aot_pg_installed = 0;
+    aot_fault_unregister(SIGSEGV, AOT_FAULT_SLOT_GUARDS);
+    aot_fault_unregister(SIGTRAP, AOT_FAULT_SLOT_GUARDS);
 }

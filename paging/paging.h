@@ -194,7 +194,6 @@ int aot_pg_handler_install(char *err, size_t errlen);
 extern int aot_pg_mpi_window;
 void aot_pg_lifted_restore(void);
 void aot_pg_lifted_forget(void);      /* child after fork */
-void aot_pg_handler_check(void);          /* re-install if someone replaced ours */
 void aot_pg_handler_uninstall(void);
 
 /* ---------------------------------------------------------------- syscalls.c */

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aot_fault.h"
 #include "paging.h"
 
 #define uthash_malloc(sz) aot_mem_alloc(sz)
@@ -184,7 +185,7 @@ static void aot_pg_classify_functions(void)
 static void aot_pg_arm(void)
 {
     if (!(aot_hooks_armed & AOT_ARM_PAGING)) {
-        aot_pg_handler_check();
+        aot_fault_check();      /* someone replaced the entry: take it back */
         __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_PAGING, __ATOMIC_RELAXED);
     }
 }

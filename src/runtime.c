@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "aot.h"
+#include "aot_fault.h"
 
 extern char **environ;
 
@@ -160,6 +161,7 @@ int aot_runtime_start(int provided)
         }
     }
 
+    aot_fault_start();          /* the SIGSEGV entry paging and chains register with */
     aot_subsystems_start();     /* intercept/subsystems.c: which starts when, each step agreed */
     aot_threads_start();
     if (provided < MPI_THREAD_MULTIPLE)
@@ -186,6 +188,7 @@ void aot_runtime_finish(void)
     aot_fast_armed = 0;
     aot_stats_report();
     aot_subsystems_release();   /* collectives, after the statistics */
+    aot_fault_stop();
     aot_active = 0;
     aot_tls.depth = 0;
 }

@@ -1,0 +1,496 @@
+/*
+ * fault.c: the one SIGSEGV and SIGTRAP entry (contract: aot_fault.h; docs/protection.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * RULES FOR THIS FILE (signal context: aot_fault_entry and everything it calls):
+ *   - it may call: system calls through aot_syscall, sigaction, pthread_sigmask and raise
+ *     (system-call wrappers in glibc), the registered handlers, the previous handler,
+ *     libsigsegv's SIGSEGV handler (which reads /proc/self/maps with open and read into its
+ *     own buffer) and siglongjmp back into the entry;
+ *   - it may not call: malloc or free, stdio, anything that takes a lock;
+ *   - it reads only static data of this file; the previous handlers are copied before use
+ *     (aot_fault_check may rewrite them from another thread).
+ *
+ * Stack overflow and libsigsegv.  libsigsegv's stackoverflow_install_handler() installs its
+ * own SIGSEGV sigaction and its own alternate stack, and its handler, when it judges a fault
+ * not to be an overflow, resets SIGSEGV to the default action instead of passing the fault on:
+ * installed on top of UCX's handler it would swallow UCX's backtrace, and under our entry as
+ * "the previous handler" it would do the same to every fault nobody claims.  So it is used as
+ * a judge only:
+ *   1. aot_fault_start installs it (on the thread that calls MPI_Init: libsigsegv remembers
+ *      that thread's stack), reads its sigaction back, puts our entry in its place (the
+ *      previous handler stays the one from before libsigsegv) and gives the thread back the
+ *      alternate stack it had (UCX sets one of 144 KiB when libucs loads); libsigsegv's stack
+ *      remains the alternate stack only where the thread had none.
+ *   2. The entry looks first, before any subsystem, at whether a fault could be an overflow of
+ *      that stack: a fault (si_code > 0) on that thread, below the top of its stack and within
+ *      AOT_FAULT_NEAR_SP bytes of the stack pointer.  Paging and chains never protect a stack,
+ *      so such a fault is never theirs, and their logic never runs for an overflow (it runs on
+ *      the alternate stack in any case: SA_ONSTACK).
+ *   3. Only then is libsigsegv's handler called, as a function, with the kernel's arguments.
+ *      It compares the fault address with the stack's mapping (heuristic "AC") and, for an
+ *      overflow, calls our stack-overflow handler, which writes the one line and siglongjmps
+ *      back into the entry (libsigsegv's contract: that handler must not return).  The entry
+ *      then hands the fault to the previous handler like any declined one: UCX prints its
+ *      backtrace and the process dies of SIGSEGV, as it does without autoopt.
+ *   4. When libsigsegv judges it no overflow, its handler returns after setting SIGSEGV to the
+ *      default action; the entry installs itself again at once and goes on as usual.  (Another
+ *      thread faulting in that moment would die of the default action: only after a fault near
+ *      the stack pointer of the main thread, which is fatal anyway.)
+ * stackoverflow_deinstall_handler() is never called: it would disable the thread's alternate
+ * stack (UCX's) and set SIGSEGV to the default action.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sigsegv.h>
+
+#include "aot.h"
+#include "aot_fault.h"
+
+/* The signals the entry serves, and their tables. */
+struct aot_fault_sig {
+    int sig;
+    aot_fault_fn fn[AOT_FAULT_NSLOTS];          /* read in signal context: atomic loads */
+    struct sigaction prev;                     /* the handler before the entry */
+    int installed;                             /* the entry was set (and not yet taken off) */
+    int pinned;                                /* stays without handlers (SIGSEGV while started) */
+};
+static struct aot_fault_sig aot_fault_sigs[] = { { .sig = SIGSEGV }, { .sig = SIGTRAP } };
+#define AOT_FAULT_NSIGS ((int) (sizeof(aot_fault_sigs) / sizeof(aot_fault_sigs[0])))
+
+static struct aot_fault_sig *aot_fault_table(int sig)
+{
+    for (int k = 0; k < AOT_FAULT_NSIGS; k++)
+        if (aot_fault_sigs[k].sig == sig)
+            return &aot_fault_sigs[k];
+    return NULL;
+}
+
+/* The siginfo being handed to a previous handler by this thread: a previous handler that
+ * passes the signal on to what it found installed before it (our entry, when it was installed
+ * after MPI_Init and aot_fault_check made it our previous one) brings it back here. */
+static __thread const siginfo_t *aot_fault_forwarding __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------- messages */
+
+static size_t aot_fault_put(char *line, size_t cap, size_t n, const char *s)
+{
+    while (*s && n + 1 < cap)
+        line[n++] = *s++;
+    return n;
+}
+
+static size_t aot_fault_put_num(char *line, size_t cap, size_t n, uintptr_t v, unsigned base)
+{
+    char d[2 * sizeof(v) + 2];
+    int k = 0;
+    do {
+        d[k++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v && k < (int) sizeof(d));
+    if (base == 16)
+        n = aot_fault_put(line, cap, n, "0x");
+    while (k && n + 1 < cap)
+        line[n++] = d[--k];
+    return n;
+}
+
+static size_t aot_fault_prefix(char *line, size_t cap)
+{
+    size_t n = aot_fault_put(line, cap, 0, "autoopt[");
+    n = aot_fault_put_num(line, cap, n, aot_world_rank < 0 ? 0u : (unsigned) aot_world_rank, 10);
+    return aot_fault_put(line, cap, n, "]: ");
+}
+
+void aot_fault_say(const char *msg)
+{
+    char line[320];
+    size_t n = aot_fault_put(line, sizeof(line), aot_fault_prefix(line, sizeof(line)), msg);
+    aot_syscall(SYS_write, 2, line, n);
+}
+
+/* ---------------------------------------------------------------- forwarding */
+
+struct aot_fault_plan aot_fault_plan(int sig, int si_code, const struct sigaction *old)
+{
+    struct aot_fault_plan p;
+    /* Made by the kernel for an instruction (si_code > 0), not sent by kill, raise or
+     * sigqueue.  A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE) repeats when the instruction runs
+     * again; a trap (SIGTRAP) is reported after its instruction and does not. */
+    int made = si_code > 0;
+    int repeats = made && sig != SIGTRAP;
+
+    memset(&p, 0, sizeof(p));
+    sigemptyset(&p.block);
+    /* SIG_DFL and SIG_IGN are handler values, whatever SA_SIGINFO says. */
+    if (old->sa_handler == SIG_IGN && !made) {
+        p.action = AOT_FAULT_DROP;          /* ignored, and sent: dropped, as by the kernel */
+        return p;
+    }
+    if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
+        /* the kernel cannot ignore a fault either: it kills with the default action */
+        p.reset = 1;
+        p.action = repeats ? AOT_FAULT_REFAULT : AOT_FAULT_RAISE;
+        return p;
+    }
+    p.reset = (old->sa_flags & SA_RESETHAND) != 0;
+    p.action = (old->sa_flags & SA_SIGINFO) ? AOT_FAULT_CALL_INFO : AOT_FAULT_CALL_PLAIN;
+    p.block = old->sa_mask;
+    if (!(old->sa_flags & SA_NODEFER))
+        sigaddset(&p.block, sig);
+    return p;
+}
+
+static void aot_fault_set_default(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+}
+
+/* Gives the signal to old as the kernel would have. */
+static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *si, void *ctx)
+{
+    struct aot_fault_plan p = aot_fault_plan(sig, si->si_code, old);
+    sigset_t saved;
+    const siginfo_t *outer = aot_fault_forwarding;
+
+    if (p.reset)
+        aot_fault_set_default(sig);
+    switch (p.action) {
+    case AOT_FAULT_DROP:
+    case AOT_FAULT_REFAULT:
+        return;
+    case AOT_FAULT_RAISE:
+        raise(sig);
+        return;
+    case AOT_FAULT_CALL_INFO:
+    case AOT_FAULT_CALL_PLAIN:
+        break;
+    }
+    pthread_sigmask(SIG_BLOCK, &p.block, &saved);
+    aot_fault_forwarding = si;
+    if (p.action == AOT_FAULT_CALL_INFO)
+        old->sa_sigaction(sig, si, ctx);
+    else
+        old->sa_handler(sig);
+    aot_fault_forwarding = outer;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+/* ---------------------------------------------------------------- stack overflow */
+
+/* A fault this close to the stack pointer (either side) may be an overflow: a call or push
+ * writes just below it, a function's first access to a new frame lies above it. */
+#define AOT_FAULT_NEAR_SP (64 * 1024)
+/* The alternate stack made when the thread has none: paging's handler waits for requests on
+ * it (MPI's progress engine, unpacking), so it is larger than libsigsegv's SIGSTKSZ. */
+#define AOT_FAULT_ALTSTACK (256 * 1024)
+
+static __thread int aot_fault_main __attribute__((tls_model("initial-exec")));
+static uintptr_t aot_fault_stack_hi;
+
+#if HAVE_STACK_OVERFLOW_RECOVERY
+static struct sigaction aot_fault_judge;      /* libsigsegv's SIGSEGV handler */
+static int aot_fault_judge_on;
+static sigjmp_buf aot_fault_overflow_jb;
+static volatile int aot_fault_in_judge;
+static volatile uintptr_t aot_fault_ov_addr, aot_fault_ov_sp;
+
+/* libsigsegv's stack-overflow handler: the line, then back into the entry (it must not
+ * return to libsigsegv). */
+static void aot_fault_overflow_report(int emergency, stackoverflow_context_t scp)
+{
+    char line[320];
+    size_t n = aot_fault_prefix(line, sizeof(line));
+
+    (void) emergency;
+    (void) scp;
+    n = aot_fault_put(line, sizeof(line), n, "stack overflow: fault at ");
+    n = aot_fault_put_num(line, sizeof(line), n, aot_fault_ov_addr, 16);
+    n = aot_fault_put(line, sizeof(line), n, ", stack pointer ");
+    n = aot_fault_put_num(line, sizeof(line), n, aot_fault_ov_sp, 16);
+    n = aot_fault_put(line, sizeof(line), n, " (the stack reached its limit, see ulimit -s); "
+                      "passed on as the segmentation fault it is\n");
+    aot_syscall(SYS_write, 2, line, n);
+    siglongjmp(aot_fault_overflow_jb, 1);
+}
+
+/* 1: libsigsegv judged the fault an overflow (reported).  Kept small: nothing lives across
+ * sigsetjmp but static data. */
+static int aot_fault_judge_overflow(int sig, siginfo_t *si, void *ctx)
+{
+    if (sigsetjmp(aot_fault_overflow_jb, 0) != 0) {
+        aot_fault_in_judge = 0;
+        return 1;
+    }
+    aot_fault_judge.sa_sigaction(sig, si, ctx);
+    return 0;
+}
+#endif
+
+static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old);
+
+/* A possible overflow of the main thread's stack: judged and reported.  1 when reported. */
+static int aot_fault_overflow(int sig, siginfo_t *si, ucontext_t *uc)
+{
+#if HAVE_STACK_OVERFLOW_RECOVERY
+    uintptr_t addr = (uintptr_t) si->si_addr, sp = (uintptr_t) uc->uc_mcontext.gregs[REG_RSP];
+
+    if (!aot_fault_judge_on || !aot_fault_main || si->si_code <= 0 || aot_fault_in_judge ||
+        addr >= aot_fault_stack_hi || addr + AOT_FAULT_NEAR_SP < sp || addr > sp + AOT_FAULT_NEAR_SP)
+        return 0;
+    aot_fault_in_judge = 1;
+    aot_fault_ov_addr = addr;
+    aot_fault_ov_sp = sp;
+    if (aot_fault_judge_overflow(sig, si, uc))
+        return 1;
+    /* not an overflow: libsigsegv set the default action; the entry goes back at once */
+    aot_fault_set(aot_fault_table(sig), NULL);
+    aot_fault_in_judge = 0;
+#else
+    (void) sig;
+    (void) si;
+    (void) uc;
+#endif
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the entry */
+
+static void aot_fault_entry(int sig, siginfo_t *si, void *ctx)
+{
+    ucontext_t *uc = ctx;
+    struct aot_fault_sig *s = aot_fault_table(sig);
+    struct sigaction old;
+    int saved_errno = errno;
+
+    if (si == aot_fault_forwarding) {
+        /* the previous handler passed it back to us: nobody else is left */
+        memset(&old, 0, sizeof(old));
+        old.sa_handler = SIG_DFL;
+    } else {
+        if (!(sig == SIGSEGV && aot_fault_overflow(sig, si, uc))) {
+            for (int k = 0; k < AOT_FAULT_NSLOTS; k++) {
+                aot_fault_fn fn = __atomic_load_n(&s->fn[k], __ATOMIC_ACQUIRE);
+                if (fn && fn(sig, si, uc) == AOT_FAULT_HANDLED) {
+                    errno = saved_errno;
+                    return;
+                }
+            }
+        }
+        old = s->prev;
+    }
+    errno = saved_errno;
+    aot_fault_forward(&old, sig, si, ctx);
+}
+
+/* ---------------------------------------------------------------- installation */
+
+/* Sets the entry for s->sig; the disposition it replaces goes to *old (NULL: not kept). */
+static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = aot_fault_entry;
+    /* SA_SIGINFO: the fault address, si_code and the ucontext (registers, trap flag).
+     * SA_ONSTACK: on the thread's alternate stack, so that a stack overflow can be reported
+     *   at all and no handler runs on an overflowed stack.
+     * SA_NODEFER (SIGSEGV): a fault inside a handler (MPI's data sharing a guarded page while
+     *   paging waits) must reach the entry again instead of killing the process.  SIGTRAP
+     *   stays blocked while its entry runs, as paging's single-step handler always had it.
+     * SA_RESTART: as the previous handler has it, so that a sent signal interrupts (or not)
+     *   the system calls it would have interrupted.
+     * sa_mask empty: the program's other signals are not held back during a long wait; the
+     *   previous handler's own mask is blocked when it is called (aot_fault_forward). */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | (s->sig == SIGSEGV ? SA_NODEFER : 0) |
+                  (s->prev.sa_flags & SA_RESTART);
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(s->sig, &sa, old) != 0)
+        return -1;
+    s->installed = 1;
+    return 0;
+}
+
+static int aot_fault_is_entry(const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == aot_fault_entry;
+}
+
+/* Installs the entry unless it is the installed handler; what it replaces becomes prev. */
+static int aot_fault_install(struct aot_fault_sig *s)
+{
+    struct sigaction cur;
+
+    if (sigaction(s->sig, NULL, &cur) != 0)
+        return -1;
+    if (aot_fault_is_entry(&cur)) {
+        s->installed = 1;
+        return 0;
+    }
+    s->prev = cur;
+    return aot_fault_set(s, NULL);
+}
+
+static void aot_fault_uninstall(struct aot_fault_sig *s)
+{
+    struct sigaction cur;
+
+    if (!s->installed)
+        return;
+    /* only if the entry is on top; otherwise whoever is on top may pass signals on to it,
+     * and with no handlers it passes everything on to prev */
+    if (sigaction(s->sig, NULL, &cur) == 0 && aot_fault_is_entry(&cur))
+        sigaction(s->sig, &s->prev, NULL);
+    s->installed = 0;
+}
+
+int aot_fault_register(int sig, enum aot_fault_slot slot, aot_fault_fn fn, char *err,
+                       size_t errlen)
+{
+    struct aot_fault_sig *s = aot_fault_table(sig);
+
+    if (!s || slot >= AOT_FAULT_NSLOTS) {
+        snprintf(err, errlen, "fault entry: signal %d, slot %d: not served", sig, (int) slot);
+        return -1;
+    }
+    __atomic_store_n(&s->fn[slot], fn, __ATOMIC_RELEASE);
+    if (aot_fault_install(s) != 0) {
+        __atomic_store_n(&s->fn[slot], NULL, __ATOMIC_RELEASE);
+        snprintf(err, errlen, "fault entry: sigaction(%s): %s", strsignal(sig), strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int aot_fault_idle(const struct aot_fault_sig *s)
+{
+    for (int k = 0; k < AOT_FAULT_NSLOTS; k++)
+        if (s->fn[k])
+            return 0;
+    return !s->pinned;
+}
+
+void aot_fault_unregister(int sig, enum aot_fault_slot slot)
+{
+    struct aot_fault_sig *s = aot_fault_table(sig);
+
+    if (!s || slot >= AOT_FAULT_NSLOTS)
+        return;
+    __atomic_store_n(&s->fn[slot], NULL, __ATOMIC_RELEASE);
+    if (aot_fault_idle(s))
+        aot_fault_uninstall(s);
+}
+
+void aot_fault_check(void)
+{
+    for (int k = 0; k < AOT_FAULT_NSIGS; k++)
+        if (aot_fault_sigs[k].installed)
+            aot_fault_install(&aot_fault_sigs[k]);
+}
+
+/* The top of this thread's stack (its highest address), 0 when unknown. */
+static uintptr_t aot_fault_stack_top(void)
+{
+    pthread_attr_t a;
+    void *addr = NULL;
+    size_t size = 0;
+
+    if (pthread_getattr_np(pthread_self(), &a) != 0)
+        return 0;
+    if (pthread_attr_getstack(&a, &addr, &size) != 0)
+        size = 0, addr = NULL;
+    pthread_attr_destroy(&a);
+    return (uintptr_t) addr + size;
+}
+
+/* The alternate stack made for the thread that starts autoopt when it has none: mapped once,
+ * with a guard page below, and never unmapped (a signal may run on it up to exit). */
+static void *aot_fault_altstack(void)
+{
+    static void *stack;
+    size_t page = (size_t) sysconf(_SC_PAGESIZE);
+    char *m;
+
+    if (stack)
+        return stack;
+    m = mmap(NULL, AOT_FAULT_ALTSTACK + page, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    mprotect(m, page, PROT_NONE);
+    stack = m + page;
+    return stack;
+}
+
+#if HAVE_STACK_OVERFLOW_RECOVERY
+/* libsigsegv as the judge of overflows (see the top of this file).  stackoverflow_install_
+ * handler sets SIGSEGV to libsigsegv's handler and the alternate stack to the one given: the
+ * handler is read back as the judge and the entry set again in its place. */
+static void aot_fault_judge_start(struct aot_fault_sig *s, void *stack)
+{
+    if (aot_fault_judge_on || !stack)
+        return;
+    if (!s->installed && sigaction(SIGSEGV, NULL, &s->prev) != 0)
+        return;
+    if (stackoverflow_install_handler(aot_fault_overflow_report, stack, AOT_FAULT_ALTSTACK) != 0) {
+        AOT_LOG(1, "stack overflows are not reported: libsigsegv cannot catch them here");
+        return;
+    }
+    if (aot_fault_set(s, &aot_fault_judge) == 0)
+        aot_fault_judge_on = 1;
+    else
+        sigaction(SIGSEGV, &s->prev, NULL);
+}
+#endif
+
+void aot_fault_start(void)
+{
+    struct aot_fault_sig *s = aot_fault_table(SIGSEGV);
+    stack_t had, ours;
+
+    aot_fault_main = 1;
+    aot_fault_stack_hi = aot_fault_stack_top();
+    s->pinned = 1;
+    if (sigaltstack(NULL, &had) != 0)
+        had.ss_flags = SS_DISABLE;
+#if HAVE_STACK_OVERFLOW_RECOVERY
+    aot_fault_judge_start(s, aot_fault_altstack());
+#endif
+    if (!(had.ss_flags & SS_DISABLE)) {
+        sigaltstack(&had, NULL);        /* the thread's own alternate stack (UCX's) stays */
+    } else if (sigaltstack(NULL, &ours) == 0 && (ours.ss_flags & SS_DISABLE) &&
+               (ours.ss_sp = aot_fault_altstack()) != NULL) {
+        ours.ss_size = AOT_FAULT_ALTSTACK;
+        ours.ss_flags = 0;
+        sigaltstack(&ours, NULL);       /* none, and libsigsegv did not set its own */
+    }
+    if (aot_fault_install(s) != 0)
+        aot_log(0, "fault entry: sigaction(SIGSEGV): %s", strerror(errno));
+}
+
+void aot_fault_stop(void)
+{
+    for (int k = 0; k < AOT_FAULT_NSIGS; k++) {
+        struct aot_fault_sig *s = &aot_fault_sigs[k];
+        for (int j = 0; j < AOT_FAULT_NSLOTS; j++)
+            __atomic_store_n(&s->fn[j], NULL, __ATOMIC_RELEASE);
+        s->pinned = 0;
+        aot_fault_uninstall(s);
+    }
+#if HAVE_STACK_OVERFLOW_RECOVERY
+    aot_fault_judge_on = 0;
+#endif
+}
