@@ -75,6 +75,8 @@ static const char *const aot_ch_excluded_name[AOT_CH_NWHY] = {
 static struct aot_ch_learner aot_ch_L;
 static int aot_ch_on;
 static int aot_ch_retire_after;
+/* Chain members may run on the fast path (unguarded chain mode at depth 1, not verifying). */
+static int aot_ch_fast_members;
 
 #define AOT_CH_MAX_REQS (2 * AOT_CH_MAX_MEMBERS + 2)
 static MPI_Request aot_ch_reqs[AOT_CH_MAX_REQS];
@@ -214,7 +216,8 @@ static void aot_ch_fast_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
     s->fast_pc = NULL;
     if (s->nframes == 1 && !s->file && aot_cfg.site_depth == 1)
         s->fast_pc = s->frames[0];
-    s->fast_member = !s->why && (!c->has_r || c->status == MPI_STATUS_IGNORE);
+    s->fast_member = aot_ch_fast_members && !s->why &&
+                     (!c->has_r || c->status == MPI_STATUS_IGNORE);
     s->fast_pass = 0;
 }
 
@@ -645,8 +648,6 @@ static inline int aot_ch_boundary(void)
  * gets the same treatment there, only at a higher price.
  */
 static struct aot_ch_sig *aot_ch_next;
-/* Chain members may run on the fast path (unguarded chain mode at depth 1, not verifying). */
-static int aot_ch_fast_members;
 
 /* After member s of a running chain ran with learner answer act: the call expected next. */
 static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
@@ -724,7 +725,7 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     int act, rc;
 
     if ((armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)) || aot_ch_probe_on || aot_ch_touched ||
-        aot_tls.site_file || !s->fast_member || !aot_ch_fast_members)
+        aot_tls.site_file || !s->fast_member)
         return AOT_CHAINS_DECLINED;
     if (armed & AOT_ARM_TIMING)                 /* AUTOOPT_STATS: timed as the hooks would */
         aot_stats_time_enter();
@@ -740,12 +741,39 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
         aot_ch_complete_all();
     aot_ch_fast_expect(act, s);
     /* aot_ch_arm_sync, knowing what the fast path leaves: no probe, no touch, no phase (the
-     * learner answered FIRST, NEXT or LAST), no trace; requests while a chain is active */
-    if (((aot_ch_L.active != NULL) | (aot_ch_nreqs != 0)) != ((armed & AOT_ARM_CHAINS) != 0))
+     * learner answered FIRST, NEXT or LAST), requests only while a chain is active */
+    if ((aot_ch_L.active != NULL) != ((armed & AOT_ARM_CHAINS) != 0))
         aot_ch_arm_sync();
     if (armed & AOT_ARM_TIMING)
         aot_stats_time_leave(s->key.fn);
     return rc;
+}
+
+/* The passes themselves, out of line: the argument checks above stay small enough to be
+ * inlined into the wrappers, for chain members as before. */
+static __attribute__((noinline)) int aot_ch_pass_send(struct aot_ch_sig *s, const void *buf,
+                                                      int count, MPI_Datatype dt, int dest,
+                                                      int tag, MPI_Comm comm)
+{
+    if (s->key.fn == AOT_FN_MPI_Ssend)
+        AOT_CH_FAST_PASS(s, PMPI_Ssend(buf, count, dt, dest, tag, comm));
+    AOT_CH_FAST_PASS(s, PMPI_Send(buf, count, dt, dest, tag, comm));
+}
+
+static __attribute__((noinline)) int aot_ch_pass_recv(struct aot_ch_sig *s, void *buf, int count,
+                                                      MPI_Datatype dt, int source, int tag,
+                                                      MPI_Comm comm, MPI_Status *status)
+{
+    AOT_CH_FAST_PASS(s, PMPI_Recv(buf, count, dt, source, tag, comm, status));
+}
+
+static __attribute__((noinline)) int aot_ch_pass_sendrecv(
+    struct aot_ch_sig *s, const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+    void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag, MPI_Comm comm,
+    MPI_Status *status)
+{
+    AOT_CH_FAST_PASS(s, PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
+                                      rtag, comm, status));
 }
 
 int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -757,11 +785,8 @@ int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, in
         s->key.scount != count || s->key.sdt != dt || s->key.dest != dest ||
         s->key.stag != tag || s->key.comm != comm)
         return AOT_CHAINS_DECLINED;
-    if (s->fast_pass) {
-        if (fn == AOT_FN_MPI_Ssend)
-            AOT_CH_FAST_PASS(s, PMPI_Ssend(buf, count, dt, dest, tag, comm));
-        AOT_CH_FAST_PASS(s, PMPI_Send(buf, count, dt, dest, tag, comm));
-    }
+    if (s->fast_pass)
+        return aot_ch_pass_send(s, buf, count, dt, dest, tag, comm);
     return aot_ch_fast_go(s);
 }
 
@@ -776,7 +801,7 @@ int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int 
         (status == MPI_STATUS_IGNORE) != s->key.status_ignore)
         return AOT_CHAINS_DECLINED;
     if (s->fast_pass)
-        AOT_CH_FAST_PASS(s, PMPI_Recv(buf, count, dt, source, tag, comm, status));
+        return aot_ch_pass_recv(s, buf, count, dt, source, tag, comm, status);
     return aot_ch_fast_go(s);
 }
 
@@ -794,8 +819,8 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
         (status == MPI_STATUS_IGNORE) != s->key.status_ignore)
         return AOT_CHAINS_DECLINED;
     if (s->fast_pass)
-        AOT_CH_FAST_PASS(s, PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt,
-                                          source, rtag, comm, status));
+        return aot_ch_pass_sendrecv(s, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
+                                    rtag, comm, status);
     return aot_ch_fast_go(s);
 }
 

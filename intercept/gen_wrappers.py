@@ -223,7 +223,9 @@ def main():
             leave = "" if local else Template(HOOK_LEAVE).substitute(name=p.name)
             sub = dict(name=p.name, params=p.params, args=args,
                        call=("aot_route_" + p.name) if routed else "P" + p.name,
-                       caller=("        " + caller) if caller else "", fast=fast,
+                       # (a nested call leaves the caller of the call it is nested in)
+                       caller=("        if (aot_tls.depth == 0)\n            " + caller)
+                              if caller else "", fast=fast,
                        enter="" if local else Template(HOOK_ENTER).substitute(name=p.name),
                        leave=leave,
                        # the fast path: the caller (routed calls) is set before the fast

@@ -90,35 +90,38 @@ int aot_route_MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int d
                           status), AOT_FN_MPI_Sendrecv);
 }
 
-/* The fast functions (wrappers.spec, "fast"): chains' expected chain members, before the
- * hooks.  Only chains set aot_fast_armed. */
+/* The fast functions (wrappers.spec, "fast"): chains' expected chain members and the calls
+ * chains and paging pass, before the hooks.  Only chains set aot_fast_armed.  Flattened: with
+ * link-time optimization the argument checks and the member's path are inlined here, where a
+ * call through them cost about 200 instructions more per chain phase (docs/overhead.md). */
+#define AOT_FAST_FN __attribute__((flatten))
 #ifdef AOT_HAVE_CHAINS
 #define AOT_FAST(call) return (call)
 #else
 #define AOT_FAST(call) return AOT_FAST_DECLINED
 #endif
 
-int aot_fast_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                      MPI_Comm comm)
+AOT_FAST_FN int aot_fast_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest,
+                                  int tag, MPI_Comm comm)
 {
     AOT_FAST(aot_chains_fast_send(AOT_FN_MPI_Send, buf, count, dt, dest, tag, comm));
 }
 
-int aot_fast_MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                       MPI_Comm comm)
+AOT_FAST_FN int aot_fast_MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest,
+                                   int tag, MPI_Comm comm)
 {
     AOT_FAST(aot_chains_fast_send(AOT_FN_MPI_Ssend, buf, count, dt, dest, tag, comm));
 }
 
-int aot_fast_MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                      MPI_Status *status)
+AOT_FAST_FN int aot_fast_MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                                  MPI_Comm comm, MPI_Status *status)
 {
     AOT_FAST(aot_chains_fast_recv(buf, count, dt, source, tag, comm, status));
 }
 
-int aot_fast_MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
-                          void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
-                          MPI_Comm comm, MPI_Status *status)
+AOT_FAST_FN int aot_fast_MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest,
+                                      int stag, void *rbuf, int rcount, MPI_Datatype rdt,
+                                      int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
     AOT_FAST(aot_chains_fast_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
                                       rtag, comm, status));
