@@ -21,7 +21,10 @@ ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" |
 #   external (ScaLAPACK's BLACS tester): uninstrumented programs;
 #   native runs: they do not load autoopt;
 #   paging.false_sharing.stats: it counts faults, and instrumented code makes other accesses.
+#   fault.null.* and fault.overflow.*: they check how an uninstrumented program dies of a real
+#     fault (UCX's backtrace, autoopt's stack-overflow line); instrumented, UndefinedBehavior-
+#     Sanitizer stops the NULL store first and AddressSanitizer reports the overflow itself.
 ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
     -LE "unit|fuzz|tools|install|external|native" \
-    -E "^coll\.bench(\.tuned)?$|^paging\.false_sharing\.stats$" "$@" || status=1
+    -E "^coll\.bench(\.tuned)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\." "$@" || status=1
 exit $status
