@@ -23,6 +23,10 @@
  * e.g. "AUTOOPT_ALLREDUCE=foo: unknown algorithm (known: native, ring, ...)". */
 int aot_coll_init(char *err, size_t errlen);
 
+/* At MPI_Finalize before the statistics report, on every rank (collective over
+ * MPI_COMM_WORLD): online tuning's report and AUTOOPT_TUNE_SAVE. */
+void aot_coll_finish(void);
+
 /* Before PMPI_Finalize, on every rank: frees the private communicators of MPI_COMM_WORLD and
  * MPI_COMM_SELF, the keyval and the tuning table. */
 void aot_coll_finalize(void);

@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aot_online_run.h"
 #include "coll_internal.h"
 
 struct aot_comm_state {
     MPI_Comm dup;       /* private duplicate, MPI_COMM_NULL until an algorithm needs it */
     int inter;          /* intercommunicator: always native */
     int size, rank;
+    struct aot_online_comm *online;   /* AUTOOPT_TUNE=online: its keys (coll_online_run.c) */
 };
 
 static struct aot_coll_policy aot_policy;
@@ -203,6 +205,50 @@ static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_ra
     *c = d.choice;
 }
 
+/* AUTOOPT_TUNE=online: the session of the call's key chooses, and the choice is counted as
+ * aot_pick counts its own; 0 when online tuning leaves the call to aot_pick. */
+static int aot_pick_online(struct aot_comm_state *s, enum aot_coll_kind kind, int fn,
+                           uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                           struct aot_online_call *oc)
+{
+    oc->k = NULL;
+    if (!aot_online_on
+        || !aot_online_begin(&s->online, kind, s->size, s->rank, bytes, commutative, c, oc))
+        return 0;
+    aot_stats_add(aot_counter[c->alg], 1);
+    if (c->alg == (int) kind)
+        aot_stats_pass(fn, AOT_PASS_NO_SUBSYSTEM);
+    else
+        aot_stats_optimized(fn);
+    aot_trace(AOT_TR_COLL_ALG, fn, bytes, (uint64_t) c->alg, aot_coll_algs[c->alg].name);
+    return 1;
+}
+
+static void aot_choose(struct aot_comm_state *s, enum aot_coll_kind kind, int fn,
+                       uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                       struct aot_online_call *oc)
+{
+    if (!aot_pick_online(s, kind, fn, bytes, commutative, c, oc))
+        aot_pick(kind, fn, s->size, s->rank, bytes, commutative, c);
+}
+
+static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, MPI_Comm *pc);
+
+/* After a call tuned online: the agreement, when this call ends a block or a window. */
+static int aot_online_done(struct aot_comm_state *s, MPI_Comm comm, struct aot_online_call *oc,
+                           int rc)
+{
+    MPI_Comm pc;
+    int rc2;
+
+    if (!oc->k || !aot_online_end(oc))
+        return rc;
+    rc2 = aot_comm_private(s, comm, &pc);
+    if (rc2 == MPI_SUCCESS)
+        rc2 = aot_online_agree(oc, pc);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
 /* ---------------------------------------------------------------- MPI_IN_PLACE */
 
 /* Allgather-type algorithms get the rank's own block as an explicit send buffer. */
@@ -302,134 +348,165 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                        MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allreduce);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
-    int tsz, commute;
+    int tsz, commute, rc;
     MPI_Comm pc;
 
     if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    aot_pick(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, s->size, s->rank,
-             (uint64_t) count * (uint64_t) tsz, commute, &c);
+    aot_choose(s, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, (uint64_t) count * (uint64_t) tsz,
+               commute, &c, &oc);
     if (c.alg == AOT_COLL_ALLREDUCE)
-        return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    int rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, pc, c.param);
+        rc = PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, pc, c.param);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Bcast);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
-    int tsz;
+    int tsz, rc;
     MPI_Comm pc;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
-    aot_pick(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, s->size, s->rank,
-             (uint64_t) count * (uint64_t) tsz, 1, &c);
+    aot_choose(s, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, (uint64_t) count * (uint64_t) tsz, 1, &c,
+               &oc);
     if (c.alg == AOT_COLL_BCAST)
-        return PMPI_Bcast(buf, count, dt, root, comm);
-    int rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, pc, c.param);
+        rc = PMPI_Bcast(buf, count, dt, root, comm);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, pc, c.param);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     int root, MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Reduce);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
-    int tsz, commute;
+    int tsz, commute, rc;
     MPI_Comm pc;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
-    aot_pick(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, s->size, s->rank,
-             (uint64_t) count * (uint64_t) tsz, commute, &c);
+    aot_choose(s, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, (uint64_t) count * (uint64_t) tsz,
+               commute, &c, &oc);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
-        return aot_reduce_native(sbuf, rbuf, count, dt, op, root, comm, 0);
-    int rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, pc, c.param);
+        rc = aot_reduce_native(sbuf, rbuf, count, dt, op, root, comm, 0);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, pc, c.param);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgather);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
-    int tsz;
+    int tsz, rc;
     MPI_Comm pc;
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_pick(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, s->size, s->rank,
-             (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_choose(s, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, (uint64_t) rcount * (uint64_t) tsz,
+               1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHER)
-        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    int rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+        rc = PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                         const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgatherv);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
     uint64_t total = 0;
-    int tsz;
+    int tsz, rc;
     MPI_Comm pc;
 
     if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     for (int i = 0; i < s->size; i++)
         total += (uint64_t) (rcounts[i] > 0 ? rcounts[i] : 0);
-    aot_pick(AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv, s->size, s->rank,
-             total * (uint64_t) tsz / (uint64_t) s->size, 1, &c);
-    if (c.alg == AOT_COLL_ALLGATHERV)   /* with the MPICH one-rank workaround, see native.c */
-        return aot_allgatherv_native(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 0);
-    int rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (sbuf == MPI_IN_PLACE) {
-        MPI_Aint lb, ext;
-        PMPI_Type_get_extent(rdt, &lb, &ext);
-        sbuf = AOT_AT(rbuf, displs[s->rank], ext);
-        scount = rcounts[s->rank];
-        sdt = rdt;
+    aot_choose(s, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
+               total * (uint64_t) tsz / (uint64_t) s->size, 1, &c, &oc);
+    if (c.alg == AOT_COLL_ALLGATHERV) {  /* with the MPICH one-rank workaround, see native.c */
+        rc = aot_allgatherv_native(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 0);
+    } else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS) {
+        if (sbuf == MPI_IN_PLACE) {
+            MPI_Aint lb, ext;
+            PMPI_Type_get_extent(rdt, &lb, &ext);
+            sbuf = AOT_AT(rbuf, displs[s->rank], ext);
+            scount = rcounts[s->rank];
+            sdt = rdt;
+        }
+        rc = aot_coll_algs[c.alg].fn.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
+                                                pc, c.param);
     }
-    return aot_coll_algs[c.alg].fn.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, pc,
-                                              c.param);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                       MPI_Datatype rdt, MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoall);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
-    int tsz;
+    int tsz, rc;
     MPI_Comm pc;
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_pick(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, s->size, s->rank,
-             (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_choose(s, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, (uint64_t) rcount * (uint64_t) tsz,
+               1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALL)
-        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    int rc = aot_comm_private(s, comm, &pc);
+        rc = PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    return aot_online_done(s, comm, &oc, rc);
+}
+
+/* Alltoallv algorithms read a copy of the receive buffer. */
+static int aot_run_alltoallv_alg(struct aot_comm_state *s, const struct aot_coll_choice *c,
+                                 const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rdt, MPI_Comm pc)
+{
+    struct aot_dt d;
+    void *raw = NULL, *tmp;
+    int n = 0, rc;
+
+    if (sbuf != MPI_IN_PLACE)
+        return aot_coll_algs[c->alg].fn.alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                                                  rdispls, rdt, pc, c->param);
+    for (int i = 0; i < s->size; i++)
+        if (rcounts[i] > 0 && rdispls[i] + rcounts[i] > n)
+            n = rdispls[i] + rcounts[i];
+    rc = aot_coll_dt(rdt, &d);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    tmp = aot_coll_tmp(n, &d, &raw);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    rc = aot_coll_copy(rbuf, n, rdt, tmp, n, rdt);
+    if (rc == MPI_SUCCESS)
+        rc = aot_coll_algs[c->alg].fn.alltoallv(tmp, rcounts, rdispls, rdt, rbuf, rcounts,
+                                                rdispls, rdt, pc, c->param);
+    aot_coll_free(raw);
+    return rc;
 }
 
 int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
@@ -437,59 +514,38 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoallv);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
     MPI_Comm pc;
     int rc;
 
     if (!s)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    aot_pick(AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, s->size, s->rank, 0, 1, &c);
+    aot_choose(s, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, 0, 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALLV)
-        return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (sbuf == MPI_IN_PLACE) {
-        /* The algorithms read a copy of the receive buffer. */
-        struct aot_dt d;
-        void *raw = NULL, *tmp;
-        int n = 0;
-        for (int i = 0; i < s->size; i++)
-            if (rcounts[i] > 0 && rdispls[i] + rcounts[i] > n)
-                n = rdispls[i] + rcounts[i];
-        rc = aot_coll_dt(rdt, &d);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        tmp = aot_coll_tmp(n, &d, &raw);
-        if (!tmp)
-            return MPI_ERR_NO_MEM;
-        rc = aot_coll_copy(rbuf, n, rdt, tmp, n, rdt);
-        if (rc == MPI_SUCCESS)
-            rc = aot_coll_algs[c.alg].fn.alltoallv(tmp, rcounts, rdispls, rdt, rbuf, rcounts,
-                                                   rdispls, rdt, pc, c.param);
-        aot_coll_free(raw);
-        return rc;
-    }
-    return aot_coll_algs[c.alg].fn.alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
-                                             rdispls, rdt, pc, c.param);
+        rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_run_alltoallv_alg(s, &c, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
+                                   rdt, pc);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_barrier(MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Barrier);
+    struct aot_online_call oc;
     struct aot_coll_choice c;
     MPI_Comm pc;
     int rc;
 
     if (!s)
         return PMPI_Barrier(comm);
-    aot_pick(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, s->size, s->rank, 0, 1, &c);
+    aot_choose(s, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, 0, 1, &c, &oc);
     if (c.alg == AOT_COLL_BARRIER)
-        return PMPI_Barrier(comm);
-    rc = aot_comm_private(s, comm, &pc);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return aot_coll_algs[c.alg].fn.barrier(pc, c.param);
+        rc = PMPI_Barrier(comm);
+    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.barrier(pc, c.param);
+    return aot_online_done(s, comm, &oc, rc);
 }
 
 /* ---------------------------------------------------------------- start-up and shutdown */
@@ -646,7 +702,20 @@ int aot_coll_init(char *err, size_t errlen)
         if (aot_policy.forced[k] >= 0 && aot_world_rank == 0)
             AOT_LOG(1, "collectives: %s forced to %s", aot_coll_kind_names[k],
                     aot_coll_algs[aot_policy.forced[k]].name);
+    if (aot_cfg.tune_online) {
+        aot_online_start(&aot_policy);
+        aot_stats_section("online", aot_online_stats_text, aot_online_stats_json);
+        if (aot_world_rank == 0)
+            AOT_LOG(1, "collectives: online tuning (AUTOOPT_TUNE=online)%s",
+                    aot_cfg.reproducible ? "; allreduce and reduce keep their reproducible "
+                                           "algorithm (AUTOOPT_REPRODUCIBLE=1)" : "");
+    }
     return 0;
+}
+
+void aot_coll_finish(void)
+{
+    aot_online_finish();
 }
 
 void aot_coll_set_tuning(const struct aot_tuning *t)

@@ -90,6 +90,10 @@ void aot_subsystems_finish(void)
     aot_paging_finalize();      /* does nothing unless it was started */
 #endif
     aot_trace_finalize();       /* after paging: its last waits are in the trace */
+#ifdef AOT_HAVE_COLLECTIVES
+    if (aot_cfg.collectives)
+        aot_coll_finish();      /* before the statistics: online tuning's report */
+#endif
 }
 
 void aot_subsystems_release(void)

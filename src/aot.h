@@ -308,6 +308,10 @@ void aot_stats_start(void);
 void aot_stats_time_enter(void);
 void aot_stats_time_leave(int fn);
 void aot_stats_report(void);
+/* Adds a section to the report: text(f) prints lines of the text summary, json(f) prints the
+ * JSON value of member `key`.  Both run on rank 0 only, inside aot_stats_report; whatever they
+ * print must be gathered before it (at most 4 sections). */
+void aot_stats_section(const char *key, void (*text)(FILE *f), void (*json)(FILE *f));
 double aot_now(void);
 
 #endif /* AOT_H_INCLUDED */

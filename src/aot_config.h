@@ -47,6 +47,10 @@ struct aot_config {
     int collectives;         /* AUTOOPT_COLLECTIVES 0/1 */
     int reproducible;        /* AUTOOPT_REPRODUCIBLE 0/1 */
     const char *tuning_path; /* AUTOOPT_TUNING file, NULL off */
+    int tune_online;         /* AUTOOPT_TUNE: 0 off, 1 online */
+    const char *tune_save;   /* AUTOOPT_TUNE_SAVE file, NULL off */
+    int tune_window;         /* AUTOOPT_TUNE_WINDOW: first monitor window, timed calls */
+    int tune_switch;         /* AUTOOPT_TUNE_SWITCH: percent of the second best's time */
     const char *coll_force[AOT_COLL_NKINDS]; /* AUTOOPT_ALLREDUCE=name[:param=value] ... */
 };
 

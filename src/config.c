@@ -54,6 +54,17 @@ const struct aot_config_var aot_config_vars[] = {
      AOT_AGREE_VALUE},
     {"AUTOOPT_TUNING", "path|none", "(built-in file, if any)",
      "tuning file with the decision for each collective; none: no rules", AOT_AGREE_VALUE},
+    {"AUTOOPT_TUNE", "off|online", "off",
+     "online: choose collective algorithms by timing them during the run (docs/online.md)",
+     AOT_AGREE_VALUE},
+    {"AUTOOPT_TUNE_SAVE", "path", "(off)",
+     "with AUTOOPT_TUNE=online: rank 0 writes the decisions as a tuning file at MPI_Finalize",
+     AOT_AGREE_ON},
+    {"AUTOOPT_TUNE_WINDOW", "1..512", "16",
+     "online: timed calls in the first window that checks the chosen algorithm", AOT_AGREE_VALUE},
+    {"AUTOOPT_TUNE_SWITCH", "50..1000", "110",
+     "online: a chosen algorithm gives way when it takes this percentage of the second best's time",
+     AOT_AGREE_VALUE},
 #define AOT_X(upper, lower) \
     {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \
      AOT_AGREE_VALUE},
@@ -181,6 +192,16 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     aot_parse_int(&p, "AUTOOPT_COLLECTIVES", &cfg->collectives, 1, 0, 1);
     aot_parse_int(&p, "AUTOOPT_REPRODUCIBLE", &cfg->reproducible, 0, 0, 1);
     cfg->tuning_path = aot_parse_string(&p, "AUTOOPT_TUNING");
+    if ((v = aot_get(&p, "AUTOOPT_TUNE")) && strcmp(v, "online") == 0)
+        cfg->tune_online = 1;
+    else if (v && strcmp(v, "off") != 0 && strcmp(v, "0") != 0)
+        aot_fail(&p, "AUTOOPT_TUNE", v, "off or online");
+    cfg->tune_save = aot_parse_string(&p, "AUTOOPT_TUNE_SAVE");
+    aot_parse_int(&p, "AUTOOPT_TUNE_WINDOW", &cfg->tune_window, 16, 1, 512);
+    aot_parse_int(&p, "AUTOOPT_TUNE_SWITCH", &cfg->tune_switch, 110, 50, 1000);
+    if (cfg->tune_save && !cfg->tune_online)
+        aot_fail(&p, "AUTOOPT_TUNE_SAVE", cfg->tune_save,
+                 "a path, together with AUTOOPT_TUNE=online (nothing to save without it)");
 #define AOT_X(upper, lower) \
     cfg->coll_force[AOT_COLL_##upper] = aot_parse_string(&p, "AUTOOPT_" #upper);
     AOT_COLLECTIVES(AOT_X)

@@ -93,6 +93,25 @@ struct aot_stats_sum {
     double time_sum[AOT_FN_COUNT], time_max[AOT_FN_COUNT];
 };
 
+/* Sections other parts add to the report (aot_stats_section). */
+#define AOT_MAX_SECTIONS 4
+static struct {
+    const char *key;
+    void (*text)(FILE *f);
+    void (*json)(FILE *f);
+} aot_sections[AOT_MAX_SECTIONS];
+static int aot_nsections;
+
+void aot_stats_section(const char *key, void (*text)(FILE *f), void (*json)(FILE *f))
+{
+    if (aot_nsections < AOT_MAX_SECTIONS) {
+        aot_sections[aot_nsections].key = key;
+        aot_sections[aot_nsections].text = text;
+        aot_sections[aot_nsections].json = json;
+        aot_nsections++;
+    }
+}
+
 static void aot_stats_print(const struct aot_stats_sum *s, FILE *f)
 {
     fprintf(f, "autoopt statistics: %d ranks, %s, conversion %s, chains %s, collectives %s\n",
@@ -123,6 +142,8 @@ static void aot_stats_print(const struct aot_stats_sum *s, FILE *f)
         if (s->named[i])
             fprintf(f, "    %-20s %-28s %12llu\n", aot_named_keys[i].group, aot_named_keys[i].name,
                     (unsigned long long) s->named[i]);
+    for (int i = 0; i < aot_nsections; i++)
+        aot_sections[i].text(f);
 }
 
 static void aot_json_string(FILE *f, const char *s)
@@ -177,7 +198,14 @@ static void aot_stats_json(const struct aot_stats_sum *s, FILE *f)
         fprintf(f, ": %llu", (unsigned long long) s->named[i]);
         first = 0;
     }
-    fprintf(f, "\n  }\n}\n");
+    fprintf(f, "\n  }");
+    for (int i = 0; i < aot_nsections; i++) {
+        fprintf(f, ",\n  ");
+        aot_json_string(f, aot_sections[i].key);
+        fprintf(f, ": ");
+        aot_sections[i].json(f);
+    }
+    fprintf(f, "\n}\n");
 }
 
 static void aot_stats_json_emit(FILE *f, void *arg)

@@ -5,7 +5,8 @@
 # usage: stats_check.py [--expect EXPR ...] [--output-regex RE ...] [--exit N] -- command...
 #   EXPR is  PATH OP NUMBER|STRING  with PATH a dotted path into the JSON document
 #   (functions.MPI_Send.calls, counters.paging.faults, thread_level) and OP one of
-#   == != >= <= > <.  A missing path counts as 0.  Every --output-regex must match the job's
+#   == != >= <= > <.  A missing path counts as 0.  --online-decided N (AUTOOPT_TUNE=online):
+#   at least N keys left exploring, and every key has the same winner on every rank.  Every --output-regex must match the job's
 #   output.  Fails (exit 1) with one line per failed expectation; the job's own output is
 #   passed through.
 import argparse
@@ -39,6 +40,7 @@ def main():
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--output-regex", action="append", default=[])
     ap.add_argument("--exit", type=int, default=0)
+    ap.add_argument("--online-decided", type=int, default=None)
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command and a.command[0] == "--" else a.command
@@ -81,6 +83,22 @@ def main():
         if not OPS[m.group(2)](got, want):
             print("stats_check: %s: got %r" % (e, got))
             failed += 1
+    if a.online_decided is not None:
+        keys = doc.get("online", {}).get("keys", [])
+        decided = [k for k in keys if k["phase"] in ("monitoring", "fixed")]
+        if len(decided) < a.online_decided:
+            print("stats_check: online: %d keys decided, expected at least %d"
+                  % (len(decided), a.online_decided))
+            failed += 1
+        for k in keys:
+            if len(set(k["winner_by_rank"])) != 1:
+                print("stats_check: online: %s of %d-%d bytes on communicator %s: the ranks' "
+                      "winners differ: %s" % (k["collective"], k["bytes_lo"], k["bytes_hi"],
+                                              k["comm"], k["winner_by_rank"]))
+                failed += 1
+        if not failed:
+            print("stats_check: online: %d keys decided, each with one winner on all ranks"
+                  % len(decided))
     if not failed:
         print("stats_check: %d expectations met" % len(a.expect))
     return 1 if failed else 0

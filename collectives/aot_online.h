@@ -1,0 +1,113 @@
+/*
+ * aot_online.h: the pure core of online tuning (AUTOOPT_TUNE=online, docs/online.md): one
+ * tuning session per key (collective, communicator, message-size bucket, commutativity), after
+ * STAR-MPI (Faraj, Yuan and Lowenthal, ICS 2006): measure-select, then monitor-adapt.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * No MPI calls and no global state.  The runner (coll_online_run.c) asks, at every call of a
+ * key, which candidate to run and whether to time it; it reports the time; when the core says
+ * so it reduces the core's buffer with MPI_MAX over the communicator's ranks and hands the
+ * result back.  Every decision is a function of the number of calls made and of those agreed
+ * values only, never of a rank's own clock, so every rank of the communicator runs the same
+ * algorithm at the same call.
+ *
+ * A session:
+ *   warm-up     AOT_ONLINE_WARMUP calls, native, untimed: a key called fewer times never
+ *               explores (it could not pay the exploration back).
+ *   explore     every candidate runs AOT_ONLINE_REPS calls in a row, each timed; after each
+ *               candidate's block the ranks agree on the per-call maxima; its score is the mean
+ *               of its best REPS/2+1 agreed calls.  The winner is the lowest score; a candidate
+ *               other than native must beat native's score by AOT_ONLINE_MARGIN.
+ *   monitor     one call in AOT_ONLINE_SAMPLE is timed; a window of samples that doubles while
+ *               the winner stays good (from AOT_ONLINE_WIN0 to AOT_ONLINE_WINMAX) is agreed at
+ *               its end; the winner gives way to the second best when both the window's score
+ *               and the score of its last AOT_ONLINE_LAST samples (the same estimator as
+ *               exploring's) are at least AOT_ONLINE_SWITCH times the second best's score.
+ */
+#ifndef AOT_ONLINE_H_INCLUDED
+#define AOT_ONLINE_H_INCLUDED
+
+#include <stdint.h>
+
+#include "coll_internal.h"
+
+#define AOT_ONLINE_MAXCAND 6
+#define AOT_ONLINE_REPS 6
+#define AOT_ONLINE_WARMUP 16
+#define AOT_ONLINE_SAMPLE 8
+#define AOT_ONLINE_WIN0 16
+#define AOT_ONLINE_WINMAX 512
+#define AOT_ONLINE_LAST 4
+#define AOT_ONLINE_SWITCH 1.1
+#define AOT_ONLINE_MARGIN 0.03
+/* Size of the buffer the runner reduces: the largest block or window. */
+#define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
+
+enum aot_online_phase {
+    AOT_ONLINE_WARMING,
+    AOT_ONLINE_EXPLORING,
+    AOT_ONLINE_MONITORING,
+    AOT_ONLINE_FIXED         /* one candidate only: nothing to choose */
+};
+
+struct aot_online_key {
+    int ncand;
+    struct aot_coll_choice cand[AOT_ONLINE_MAXCAND];   /* cand[0] is native */
+    double score[AOT_ONLINE_MAXCAND];   /* agreed score, seconds; < 0 until measured */
+    enum aot_online_phase phase;
+    uint64_t calls;          /* calls of this key so far */
+    int cur;                 /* candidate of the call in progress */
+    int timed;               /* the call in progress is timed */
+    int winner, second;      /* second: -1 when there is none */
+    int win0;                /* first window, samples */
+    double switch_factor;    /* AOT_ONLINE_SWITCH unless the configuration says otherwise */
+    int n;                   /* times in buf */
+    int want;                /* times that make the block or window */
+    double buf[AOT_ONLINE_AGREE_MAX];
+    /* what the statistics report */
+    uint64_t explore_calls;  /* calls made while exploring (native's included) */
+    int tried;               /* candidates measured */
+    int switches;            /* monitor-adapt changes of winner */
+    uint64_t agreements;     /* reductions made */
+};
+
+/* cand[0..n) with cand[0] native; n >= 1 (at most AOT_ONLINE_MAXCAND are kept).  win0: the
+ * first monitor window in samples (1..AOT_ONLINE_WINMAX); switch_factor: how much slower than
+ * the second best the winner must be to give way (AUTOOPT_TUNE_WINDOW, AUTOOPT_TUNE_SWITCH). */
+void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *cand, int n,
+                     int win0, double switch_factor);
+
+/* The algorithm the call about to be made runs; *timed is 1 when its time must be reported
+ * with aot_online_record. */
+const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int *timed);
+
+/* Reports the time (seconds) of a timed call.  Returns the number of values of k->buf that
+ * must now be reduced with MPI_MAX over the communicator and given to aot_online_agreed, or 0. */
+int aot_online_record(struct aot_online_key *k, double seconds);
+
+/* The n agreed values (the per-rank maxima of k->buf[0..n)). */
+void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n);
+
+/* Mean of the best n/2+1 of x[0..n) (sorts x). */
+double aot_online_score(double *x, int n);
+
+/* The message-size bucket of a call: 0 for 0 bytes, else 1 + floor(log2(bytes)); and the
+ * inclusive byte range of a bucket. */
+static inline int aot_online_bucket(uint64_t bytes)
+{
+    return bytes ? 64 - __builtin_clzll(bytes) : 0;
+}
+void aot_online_bucket_range(int bucket, uint64_t *lo, uint64_t *hi);
+
+/* The candidates of a key, native first: the tuning file's choice for the call (file_choice,
+ * NULL when none) and then the default set for the collective and message size, without
+ * repeats, without algorithms whose restrictions reject the call, at most max.  Returns the
+ * number. */
+int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size,
+                          int commutative, const struct aot_coll_choice *file_choice,
+                          struct aot_coll_choice *out, int max);
+
+/* The default sets, for the unit test: the spec string of kind for bytes ("native,ring,..."). */
+const char *aot_online_default_set(enum aot_coll_kind kind, uint64_t bytes);
+
+#endif /* AOT_ONLINE_H_INCLUDED */

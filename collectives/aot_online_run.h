@@ -1,0 +1,54 @@
+/*
+ * aot_online_run.h: online tuning in a running job (coll_online_run.c), as coll_run.c uses it.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ *   struct aot_online_call oc;
+ *   if (!aot_online_begin(&state->online, kind, size, rank, bytes, commutative, &c, &oc))
+ *       ... the policy's decision (forced, tuning file, native) ...
+ *   rc = run c;
+ *   if (aot_online_end(&oc))            1: this call ends a block or a window
+ *       rc = aot_online_agree(&oc, private duplicate of the communicator);
+ */
+#ifndef AOT_ONLINE_RUN_H_INCLUDED
+#define AOT_ONLINE_RUN_H_INCLUDED
+
+#include <stdio.h>
+
+#include "coll_internal.h"
+
+struct aot_online_comm;         /* the keys of one communicator */
+struct aot_online_key;
+
+struct aot_online_call {
+    struct aot_online_key *k;   /* NULL: the call is not tuned online */
+    struct aot_online_comm *o;
+    enum aot_coll_kind kind;
+    uint64_t bytes;
+    int n;
+    double t0;
+};
+
+/* AUTOOPT_TUNE=online, after the policy is set up (MPI_Init). */
+extern int aot_online_on;
+void aot_online_start(const struct aot_coll_policy *pol);
+
+/* The algorithm for this call (1), or 0 when online tuning leaves the call to the policy: a
+ * forced collective, a reduction under AUTOOPT_REPRODUCIBLE=1 (a choice that depends on time
+ * would change the result from run to run), a communicator of one rank.  *slot is the
+ * communicator's online state, made on first use. */
+int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
+                     int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                     struct aot_online_call *call);
+/* After the call: 1 when aot_online_agree must follow on every rank. */
+int aot_online_end(struct aot_online_call *call);
+/* The reduction with MPI_MAX on pc (the private duplicate) and the decision it allows. */
+int aot_online_agree(struct aot_online_call *call, MPI_Comm pc);
+
+/* At MPI_Finalize, on every rank of MPI_COMM_WORLD: gathers every rank's keys to rank 0,
+ * which writes AUTOOPT_TUNE_SAVE and keeps the table for the statistics. */
+void aot_online_finish(void);
+/* Rank 0, from the statistics report: the text section and the JSON value. */
+void aot_online_stats_text(FILE *f);
+void aot_online_stats_json(FILE *f);
+
+#endif /* AOT_ONLINE_RUN_H_INCLUDED */

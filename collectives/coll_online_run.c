@@ -1,0 +1,529 @@
+/*
+ * coll_online_run.c: online tuning in a running job (AUTOOPT_TUNE=online, docs/online.md) --
+ * the keys of each communicator, the agreement among its ranks, and at MPI_Finalize the
+ * report and the tuning file AUTOOPT_TUNE_SAVE names.  The sessions themselves are the pure
+ * core in coll_online.c.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Agreement.  A key's state changes only at calls that every rank of the communicator makes:
+ * the n-th call of a key is the n-th call of that collective with that bucket and operation
+ * commutativity on that communicator, which MPI's rule that all ranks call collectives in the
+ * same order makes the same call everywhere (the bytes, the root and the operation of a call
+ * are the same on every rank).  The call site is not part of the key: a program whose rank 0
+ * calls from another line than the others would otherwise run two sessions that never meet.
+ * The values a decision is taken from are reduced with MPI_MAX on autoopt's private duplicate
+ * of the communicator, inside the call that ends a block or a window, by every rank.
+ *
+ * Threads.  A key belongs to one communicator, and MPI forbids two threads to run collectives
+ * on one communicator at once, so a key is never touched by two threads together.  The list of
+ * communicators (for the report) is guarded by a mutex; statistics counters are atomic.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aot_online.h"
+#include "aot_online_run.h"
+
+#define AOT_ONLINE_NBUCKETS 65
+
+struct aot_online_comm {
+    struct aot_online_key *keys[AOT_COLL_NKINDS][2][AOT_ONLINE_NBUCKETS];
+    int size, rank;
+    double id;                      /* agreed at the first reduction; -1 until then */
+    struct aot_online_comm *next;   /* every communicator's keys stay until MPI_Finalize */
+};
+
+int aot_online_on;
+static const struct aot_coll_policy *aot_online_policy;
+static struct aot_online_comm *aot_online_comms;
+static pthread_mutex_t aot_online_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned aot_online_seq;
+static int aot_online_ctr_explore = -1, aot_online_ctr_agree = -1, aot_online_ctr_switch = -1;
+
+void aot_online_start(const struct aot_coll_policy *pol)
+{
+    aot_online_policy = pol;
+    aot_online_ctr_explore = aot_stats_register("coll.online", "exploring_calls");
+    aot_online_ctr_agree = aot_stats_register("coll.online", "agreements");
+    aot_online_ctr_switch = aot_stats_register("coll.online", "switches");
+    aot_online_on = 1;
+}
+
+/* A key for this call: its candidates are fixed when it is made, from values every rank of
+ * the communicator shares. */
+static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind, int comm_size,
+                                                  uint64_t bytes, int commutative)
+{
+    const struct aot_coll_policy *pol = aot_online_policy;
+    const struct aot_tuning_rule *rule = NULL;
+    struct aot_coll_choice cand[AOT_ONLINE_MAXCAND], file;
+    struct aot_online_key *k = malloc(sizeof(*k));
+    int n;
+
+    if (!k)
+        return NULL;
+    if (pol->tuning && (rule = aot_tuning_lookup(pol->tuning, kind, comm_size, bytes))) {
+        file.alg = rule->alg;
+        file.param = rule->param;
+    }
+    n = aot_online_candidates(kind, bytes, comm_size, commutative, rule ? &file : NULL, cand,
+                              AOT_ONLINE_MAXCAND);
+    aot_online_init(k, cand, n, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
+    return k;
+}
+
+int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
+                     int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                     struct aot_online_call *call)
+{
+    const struct aot_coll_policy *pol = aot_online_policy;
+    struct aot_online_comm *o = *slot;
+    struct aot_online_key **kp;
+    int timed;
+
+    call->k = NULL;
+    if (comm_size < 2 || pol->forced[kind] >= 0
+        || (pol->reproducible && (kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE)))
+        return 0;
+    if (!o) {
+        o = calloc(1, sizeof(*o));
+        if (!o)
+            return 0;
+        o->size = comm_size;
+        o->rank = comm_rank;
+        o->id = -1;
+        pthread_mutex_lock(&aot_online_lock);
+        o->next = aot_online_comms;
+        aot_online_comms = o;
+        pthread_mutex_unlock(&aot_online_lock);
+        *slot = o;
+    }
+    kp = &o->keys[kind][commutative != 0][aot_online_bucket(bytes)];
+    if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, bytes, commutative)))
+        return 0;
+    *c = *aot_online_next(*kp, &timed);
+    call->k = *kp;
+    call->o = o;
+    call->kind = kind;
+    call->bytes = bytes;
+    call->n = 0;
+    call->t0 = timed ? PMPI_Wtime() : 0;
+    if (timed && (*kp)->phase == AOT_ONLINE_EXPLORING)
+        aot_stats_add(aot_online_ctr_explore, 1);
+    return 1;
+}
+
+int aot_online_end(struct aot_online_call *call)
+{
+    if (!call->k || !call->k->timed)
+        return 0;
+    call->n = aot_online_record(call->k, PMPI_Wtime() - call->t0);
+    return call->n > 0;
+}
+
+static void aot_online_describe(const struct aot_online_key *k, char *buf, size_t len)
+{
+    char w[128];
+    aot_coll_format_choice(&k->cand[k->winner], w, sizeof(w));
+    if (k->winner == 0 || k->score[0] <= 0)
+        snprintf(buf, len, "%s", w);
+    else
+        snprintf(buf, len, "%s (%.2fx faster than native)", w, k->score[0] / k->score[k->winner]);
+}
+
+int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
+{
+    struct aot_online_key *k = call->k;
+    struct aot_online_comm *o = call->o;
+    double buf[AOT_ONLINE_AGREE_MAX + 1];
+    enum aot_online_phase before = k->phase;
+    int winner = k->winner, n = call->n, rc;
+
+    memcpy(buf, k->buf, (size_t) n * sizeof(*buf));
+    /* The communicator's name in the report: world rank of its rank 0, and a number. */
+    buf[n] = o->id >= 0 ? o->id
+             : o->rank == 0 ? (double) aot_world_rank * 65536.0
+                                  + (double) __atomic_fetch_add(&aot_online_seq, 1,
+                                                                __ATOMIC_RELAXED)
+                            : -1.0;
+    rc = PMPI_Allreduce(MPI_IN_PLACE, buf, n + 1, MPI_DOUBLE, MPI_MAX, pc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    o->id = buf[n];
+    aot_online_agreed(k, buf, n);
+    aot_stats_add(aot_online_ctr_agree, 1);
+    if (before == AOT_ONLINE_EXPLORING && k->phase != AOT_ONLINE_EXPLORING
+        && aot_cfg.verbose >= 1 && o->rank == 0) {
+        char d[256];
+        aot_online_describe(k, d, sizeof(d));
+        aot_log(1, "online: %s on %d ranks, %llu B: %s after %d candidates, %llu calls",
+                aot_coll_kind_names[call->kind], o->size, (unsigned long long) call->bytes, d,
+                k->tried, (unsigned long long) k->explore_calls);
+    }
+    if (k->winner != winner && before == AOT_ONLINE_MONITORING) {
+        aot_stats_add(aot_online_ctr_switch, 1);
+        if (aot_cfg.verbose >= 1 && o->rank == 0) {
+            char d[256];
+            aot_online_describe(k, d, sizeof(d));
+            aot_log(1, "online: %s on %d ranks, %llu B: switched to %s",
+                    aot_coll_kind_names[call->kind], o->size, (unsigned long long) call->bytes,
+                    d);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- report and save */
+
+/* One key as every rank sends it to rank 0 of MPI_COMM_WORLD at MPI_Finalize. */
+struct aot_online_rec {
+    double id;
+    int32_t kind, size, bucket, commutative, phase, tried, switches, alg;
+    int64_t param;
+    uint64_t calls, explore_calls;
+    double native_s, winner_s;
+};
+
+/* Rank 0's merged view: one entry per key, with each rank's winner. */
+struct aot_online_entry {
+    struct aot_online_rec r;
+    int *alg_by_rank;               /* -1: the rank has no such key */
+    int64_t *param_by_rank;
+    int agree;
+};
+
+static struct aot_online_entry *aot_online_table;
+static int aot_online_nentries, aot_online_warming;
+
+static int aot_online_collect(struct aot_online_rec **out, int *warming)
+{
+    struct aot_online_rec *v = NULL;
+    int n = 0, cap = 0;
+
+    *warming = 0;
+    pthread_mutex_lock(&aot_online_lock);
+    for (struct aot_online_comm *o = aot_online_comms; o; o = o->next)
+        for (int kind = 0; kind < AOT_COLL_NKINDS; kind++)
+            for (int cm = 0; cm < 2; cm++)
+                for (int b = 0; b < AOT_ONLINE_NBUCKETS; b++) {
+                    const struct aot_online_key *k = o->keys[kind][cm][b];
+                    struct aot_online_rec *r;
+                    if (!k)
+                        continue;
+                    if (k->tried == 0) {
+                        (*warming)++;
+                        continue;
+                    }
+                    if (n == cap) {
+                        struct aot_online_rec *nv;
+                        cap = cap ? 2 * cap : 16;
+                        nv = realloc(v, (size_t) cap * sizeof(*v));
+                        if (!nv)
+                            goto out;
+                        v = nv;
+                    }
+                    r = &v[n++];
+                    memset(r, 0, sizeof(*r));
+                    r->id = o->id;
+                    r->kind = kind;
+                    r->size = o->size;
+                    r->bucket = b;
+                    r->commutative = cm;
+                    r->phase = k->phase;
+                    r->tried = k->tried;
+                    r->switches = k->switches;
+                    r->alg = k->cand[k->winner].alg;
+                    r->param = k->cand[k->winner].param;
+                    r->calls = k->calls;
+                    r->explore_calls = k->explore_calls;
+                    r->native_s = k->score[0];
+                    r->winner_s = k->score[k->winner];
+                }
+out:
+    pthread_mutex_unlock(&aot_online_lock);
+    *out = v;
+    return n;
+}
+
+static int aot_online_rec_cmp(const void *a, const void *b)
+{
+    const struct aot_online_rec *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    if (x->commutative != y->commutative)
+        return x->commutative - y->commutative;
+    return x->bucket - y->bucket;
+}
+
+/* Rank 0: merges every rank's records into aot_online_table. */
+static void aot_online_merge(const struct aot_online_rec *all, const int *counts, int nranks)
+{
+    int total = 0, off = 0;
+    struct aot_online_rec *sorted;
+
+    for (int r = 0; r < nranks; r++)
+        total += counts[r];
+    sorted = malloc((size_t) (total ? total : 1) * sizeof(*sorted));
+    aot_online_table = calloc((size_t) (total ? total : 1), sizeof(*aot_online_table));
+    if (!sorted || !aot_online_table) {
+        free(sorted);
+        return;
+    }
+    memcpy(sorted, all, (size_t) total * sizeof(*sorted));
+    qsort(sorted, (size_t) total, sizeof(*sorted), aot_online_rec_cmp);
+    for (int i = 0; i < total; i++) {
+        struct aot_online_entry *e;
+        if (aot_online_nentries
+            && aot_online_rec_cmp(&aot_online_table[aot_online_nentries - 1].r, &sorted[i]) == 0)
+            continue;
+        e = &aot_online_table[aot_online_nentries++];
+        e->r = sorted[i];
+        e->alg_by_rank = malloc((size_t) nranks * sizeof(int));
+        e->param_by_rank = malloc((size_t) nranks * sizeof(int64_t));
+        if (!e->alg_by_rank || !e->param_by_rank) {
+            aot_online_nentries--;
+            break;
+        }
+        for (int r = 0; r < nranks; r++)
+            e->alg_by_rank[r] = -1;
+    }
+    /* each rank's winner, in rank order */
+    for (int r = 0; r < nranks; r++) {
+        for (int i = 0; i < counts[r]; i++) {
+            const struct aot_online_rec *x = &all[off + i];
+            for (int j = 0; j < aot_online_nentries; j++)
+                if (aot_online_rec_cmp(&aot_online_table[j].r, x) == 0) {
+                    aot_online_table[j].alg_by_rank[r] = x->alg;
+                    aot_online_table[j].param_by_rank[r] = x->param;
+                    /* the most calls any rank saw */
+                    if (x->calls > aot_online_table[j].r.calls)
+                        aot_online_table[j].r.calls = x->calls;
+                    break;
+                }
+        }
+        off += counts[r];
+    }
+    for (int j = 0; j < aot_online_nentries; j++) {
+        struct aot_online_entry *e = &aot_online_table[j];
+        int first = -1;
+        e->agree = 1;
+        for (int r = 0; r < nranks; r++) {
+            if (e->alg_by_rank[r] < 0)
+                continue;
+            if (first < 0)
+                first = r;
+            else if (e->alg_by_rank[r] != e->alg_by_rank[first]
+                     || e->param_by_rank[r] != e->param_by_rank[first])
+                e->agree = 0;
+        }
+    }
+    free(sorted);
+}
+
+static void aot_online_emit_tuning(FILE *f, void *arg)
+{
+    const struct aot_tuning *t = arg;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+
+    aot_tuning_write(t, f);
+    fprintf(f, "# written by autoopt at MPI_Finalize (AUTOOPT_TUNE=online, AUTOOPT_TUNE_SAVE) "
+               "from the decisions of a %d-rank job\n", aot_world_size);
+    if (PMPI_Get_library_version(lib, &len) == MPI_SUCCESS) {
+        lib[strcspn(lib, "\n")] = '\0';
+        for (char *c = lib; *c; c++)
+            if (*c == '\t' || *c == '"')
+                *c = ' ';
+        fprintf(f, "# setup mpi=\"%s\"\n", lib);
+    }
+}
+
+/* Rank 0: the decided keys as a tuning file.  Two communicators of one size may have decided
+ * one bucket differently: the key with the most calls wins, commutative operations first
+ * (a tuning file does not distinguish them; a rule an operation cannot run falls back to native
+ * by the algorithm's restriction). */
+static void aot_online_save(const char *path)
+{
+    struct aot_tuning t;
+    char err[4400], (*notes)[160];
+    int *taken;
+
+    aot_tuning_init(&t);
+    notes = calloc((size_t) (aot_online_nentries ? aot_online_nentries : 1), sizeof(*notes));
+    taken = calloc((size_t) (aot_online_nentries ? aot_online_nentries : 1), sizeof(*taken));
+    if (!notes || !taken) {
+        aot_log(0, "AUTOOPT_TUNE_SAVE=%s: out of memory", path);
+        goto out;
+    }
+    for (int i = 0; i < aot_online_nentries; i++) {
+        const struct aot_online_entry *e = &aot_online_table[i], *best = e;
+        struct aot_tuning_rule rule;
+        int bi = i;
+        if (taken[i] || e->r.phase == AOT_ONLINE_EXPLORING || !e->agree)
+            continue;
+        for (int j = i + 1; j < aot_online_nentries; j++) {
+            const struct aot_online_entry *x = &aot_online_table[j];
+            if (taken[j] || x->r.phase == AOT_ONLINE_EXPLORING || !x->agree
+                || x->r.kind != e->r.kind || x->r.size != e->r.size
+                || x->r.bucket != e->r.bucket)
+                continue;
+            taken[j] = 1;
+            if (x->r.commutative > best->r.commutative
+                || (x->r.commutative == best->r.commutative && x->r.calls > best->r.calls)) {
+                best = x;
+                bi = j;
+            }
+        }
+        taken[i] = 1;
+        memset(&rule, 0, sizeof(rule));
+        rule.kind = best->r.kind;
+        rule.ranks_lo = rule.ranks_hi = best->r.size;
+        aot_online_bucket_range(best->r.bucket, &rule.bytes_lo, &rule.bytes_hi);
+        rule.alg = best->r.alg;
+        rule.param = (long) best->r.param;
+        if (best->r.alg != best->r.kind && best->r.native_s > 0)
+            snprintf(notes[bi], sizeof(notes[bi]), "online: %.2fx faster than native, %d "
+                     "candidates, %llu calls", best->r.native_s / best->r.winner_s,
+                     best->r.tried, (unsigned long long) best->r.calls);
+        else
+            snprintf(notes[bi], sizeof(notes[bi]), "online: no candidate beat native, %d "
+                     "candidates, %llu calls", best->r.tried, (unsigned long long) best->r.calls);
+        rule.note = notes[bi];
+        if (aot_tuning_add(&t, &rule, err, sizeof(err)) != 0) {
+            aot_log(0, "AUTOOPT_TUNE_SAVE=%s: %s", path, err);
+            goto out;
+        }
+    }
+    if (aot_file_replace(path, aot_online_emit_tuning, &t, err, sizeof(err)) != 0)
+        aot_log(0, "AUTOOPT_TUNE_SAVE=%s", err);
+    else
+        AOT_LOG(1, "online: %zu rules saved to %s", t.n, path);
+out:
+    aot_tuning_free(&t);
+    free(notes);
+    free(taken);
+}
+
+void aot_online_finish(void)
+{
+    struct aot_online_rec *mine = NULL, *all = NULL;
+    int n, warming, *counts = NULL, *displs = NULL, total = 0;
+
+    if (!aot_online_on)
+        return;
+    n = aot_online_collect(&mine, &warming);
+    if (aot_world_rank == 0) {
+        counts = calloc((size_t) aot_world_size, sizeof(int));
+        displs = calloc((size_t) aot_world_size, sizeof(int));
+    }
+    PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(&warming, &aot_online_warming, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (aot_world_rank == 0 && counts && displs) {
+        for (int r = 0; r < aot_world_size; r++) {
+            displs[r] = total * (int) sizeof(*all);
+            total += counts[r];
+            counts[r] *= (int) sizeof(*all);
+        }
+        all = malloc((size_t) (total ? total : 1) * sizeof(*all));
+    }
+    PMPI_Gatherv(mine, n * (int) sizeof(*mine), MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+                 MPI_COMM_WORLD);
+    if (aot_world_rank == 0 && all) {
+        for (int r = 0; r < aot_world_size; r++)
+            counts[r] /= (int) sizeof(*all);
+        aot_online_merge(all, counts, aot_world_size);
+        if (aot_cfg.tune_save)
+            aot_online_save(aot_cfg.tune_save);
+    }
+    free(mine);
+    free(all);
+    free(counts);
+    free(displs);
+}
+
+/* ---------------------------------------------------------------- statistics section */
+
+static const char *aot_online_phase_name(int phase)
+{
+    switch (phase) {
+    case AOT_ONLINE_EXPLORING: return "exploring";
+    case AOT_ONLINE_MONITORING: return "monitoring";
+    case AOT_ONLINE_FIXED: return "fixed";
+    default: return "warm-up";
+    }
+}
+
+static void aot_online_alg_name(int alg, int64_t param, char *buf, size_t len)
+{
+    struct aot_coll_choice c = {alg, (long) param};
+    if (alg < 0)
+        snprintf(buf, len, "-");
+    else
+        aot_coll_format_choice(&c, buf, len);
+}
+
+void aot_online_stats_text(FILE *f)
+{
+    if (!aot_online_on)
+        return;
+    fprintf(f, "  online tuning: %d key%s decided or exploring, %d still in warm-up (called "
+               "fewer than %d times) on some rank\n", aot_online_nentries,
+            aot_online_nentries == 1 ? "" : "s", aot_online_warming, AOT_ONLINE_WARMUP);
+    if (!aot_online_nentries)
+        return;
+    fprintf(f, "    %-10s %5s %-18s %-11s %-24s %5s %7s %8s %10s %10s %8s %s\n", "collective",
+            "ranks", "bytes", "phase", "winner", "tried", "explore", "switches", "native_us",
+            "winner_us", "speedup", "all ranks");
+    for (int i = 0; i < aot_online_nentries; i++) {
+        const struct aot_online_entry *e = &aot_online_table[i];
+        char w[128], range[64];
+        uint64_t lo, hi;
+        aot_online_bucket_range(e->r.bucket, &lo, &hi);
+        snprintf(range, sizeof(range), "%llu-%llu", (unsigned long long) lo,
+                 (unsigned long long) hi);
+        aot_online_alg_name(e->r.alg, e->r.param, w, sizeof(w));
+        fprintf(f, "    %-10s %5d %-18s %-11s %-24s %5d %7llu %8d %10.2f %10.2f %7.2fx %s\n",
+                aot_coll_kind_names[e->r.kind], e->r.size, range,
+                aot_online_phase_name(e->r.phase), w, e->r.tried,
+                (unsigned long long) e->r.explore_calls, e->r.switches, e->r.native_s * 1e6,
+                e->r.winner_s * 1e6, e->r.winner_s > 0 ? e->r.native_s / e->r.winner_s : 0,
+                e->agree ? "same winner" : "DIFFERENT WINNERS");
+    }
+}
+
+void aot_online_stats_json(FILE *f)
+{
+    if (!aot_online_on)
+        return;
+    fprintf(f, "{\"warmup_keys\": %d, \"keys\": [", aot_online_warming);
+    for (int i = 0; i < aot_online_nentries; i++) {
+        const struct aot_online_entry *e = &aot_online_table[i];
+        char w[128];
+        uint64_t lo, hi;
+        aot_online_bucket_range(e->r.bucket, &lo, &hi);
+        aot_online_alg_name(e->r.alg, e->r.param, w, sizeof(w));
+        fprintf(f, "%s\n    {\"comm\": %.0f, \"collective\": \"%s\", \"ranks\": %d, "
+                   "\"bytes_lo\": %llu, \"bytes_hi\": %llu, \"commutative\": %d, "
+                   "\"phase\": \"%s\", \"winner\": \"%s\", \"tried\": %d, "
+                   "\"explore_calls\": %llu, \"calls\": %llu, \"switches\": %d, "
+                   "\"native_us\": %.3f, \"winner_us\": %.3f, \"winner_by_rank\": [",
+                i ? "," : "", e->r.id, aot_coll_kind_names[e->r.kind], e->r.size,
+                (unsigned long long) lo, (unsigned long long) hi, e->r.commutative,
+                aot_online_phase_name(e->r.phase), w, e->r.tried,
+                (unsigned long long) e->r.explore_calls, (unsigned long long) e->r.calls,
+                e->r.switches, e->r.native_s * 1e6, e->r.winner_s * 1e6);
+        for (int r = 0, first = 1; r < aot_world_size; r++) {
+            if (e->alg_by_rank[r] < 0)
+                continue;
+            aot_online_alg_name(e->alg_by_rank[r], e->param_by_rank[r], w, sizeof(w));
+            fprintf(f, "%s\"%s\"", first ? "" : ", ", w);
+            first = 0;
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]}");
+}

@@ -1,0 +1,189 @@
+/*
+ * coll_online.c: collectives under online tuning (AUTOOPT_TUNE=online), checked at every call
+ * while autoopt explores, chooses and switches algorithms.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ *   coll_online loop ITERS     every iteration: allreduce (ints of 3 sizes, sum; doubles that
+ *                              sum exactly; a non-commutative-free max), bcast from a root
+ *                              that moves, allgather, alltoall of 2 sizes, barrier; each
+ *                              result compared with its serial computation
+ *   coll_online sites ITERS    rank 0 calls MPI_Allreduce and MPI_Bcast from other source lines
+ *                              than the other ranks (one key must still be one session)
+ *   coll_online subcomm ITERS  the loop on two halves of MPI_COMM_WORLD and on a duplicate
+ *
+ * Every value is an integer, so every algorithm must give the same bits; the reference is the
+ * serial formula, not another MPI call.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aot_test.h"
+
+static int value(int rank, int i, int it)
+{
+    return (rank + 1) * 7 + i * 3 + it;
+}
+
+static void one_iteration(MPI_Comm comm, int it)
+{
+    static const int sizes[] = {1, 300, 5000};
+    int rank, p;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        int n = sizes[s];
+        int *in = malloc((size_t) n * sizeof(int)), *out = malloc((size_t) n * sizeof(int));
+        double *din = malloc((size_t) n * sizeof(double)), *dout = malloc((size_t) n * sizeof(double));
+        for (int i = 0; i < n; i++) {
+            in[i] = value(rank, i, it);
+            din[i] = (double) in[i];
+        }
+        MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
+        MPI_Allreduce(din, dout, n, MPI_DOUBLE, MPI_SUM, comm);
+        for (int i = 0; i < n; i++) {
+            long want = 0;
+            for (int r = 0; r < p; r++)
+                want += value(r, i, it);
+            CHECK(out[i] == want, "iteration %d: allreduce int[%d] element %d: got %d, expected "
+                  "%ld", it, n, i, out[i], want);
+            CHECK(dout[i] == (double) want, "iteration %d: allreduce double[%d] element %d: got "
+                  "%.17g, expected %ld", it, n, i, dout[i], want);
+            if (out[i] != want || dout[i] != (double) want)
+                break;
+        }
+        free(in);
+        free(out);
+        free(din);
+        free(dout);
+    }
+
+    /* bcast of 64 ints and of 40000 bytes from a root that moves */
+    {
+        int root = it % p, buf[64];
+        char *big = malloc(40000);
+        for (int i = 0; i < 64; i++)
+            buf[i] = rank == root ? value(root, i, it) : -1;
+        for (int i = 0; i < 40000; i++)
+            big[i] = (char) (rank == root ? (i * 31 + it) & 0x7f : 0);
+        MPI_Bcast(buf, 64, MPI_INT, root, comm);
+        MPI_Bcast(big, 40000, MPI_CHAR, root, comm);
+        for (int i = 0; i < 64; i++)
+            if (buf[i] != value(root, i, it)) {
+                CHECK(0, "iteration %d: bcast element %d: got %d, expected %d", it, i, buf[i],
+                      value(root, i, it));
+                break;
+            }
+        for (int i = 0; i < 40000; i++)
+            if (big[i] != (char) ((i * 31 + it) & 0x7f)) {
+                CHECK(0, "iteration %d: bcast of 40000 bytes, byte %d wrong", it, i);
+                break;
+            }
+        free(big);
+    }
+
+    /* allgather of 16 ints per rank, alltoall of 4 and of 2048 ints per pair */
+    {
+        int mine[16], *all = malloc((size_t) p * 16 * sizeof(int));
+        for (int i = 0; i < 16; i++)
+            mine[i] = value(rank, i, it);
+        MPI_Allgather(mine, 16, MPI_INT, all, 16, MPI_INT, comm);
+        for (int r = 0; r < p; r++)
+            for (int i = 0; i < 16; i++)
+                if (all[r * 16 + i] != value(r, i, it)) {
+                    CHECK(0, "iteration %d: allgather block %d element %d: got %d, expected %d",
+                          it, r, i, all[r * 16 + i], value(r, i, it));
+                    r = p;
+                    break;
+                }
+        free(all);
+    }
+    for (int n = 4; n <= 2048; n *= 512) {
+        int *sb = malloc((size_t) p * n * sizeof(int)), *rb = malloc((size_t) p * n * sizeof(int));
+        for (int d = 0; d < p; d++)
+            for (int i = 0; i < n; i++)
+                sb[d * n + i] = value(rank, i, it) * 100 + d;
+        MPI_Alltoall(sb, n, MPI_INT, rb, n, MPI_INT, comm);
+        for (int s = 0; s < p; s++)
+            for (int i = 0; i < n; i++)
+                if (rb[s * n + i] != value(s, i, it) * 100 + rank) {
+                    CHECK(0, "iteration %d: alltoall of %d from %d element %d: got %d, expected "
+                          "%d", it, n, s, i, rb[s * n + i], value(s, i, it) * 100 + rank);
+                    s = p;
+                    break;
+                }
+        free(sb);
+        free(rb);
+    }
+    MPI_Barrier(comm);
+}
+
+/* Rank 0 and the others reach the same collectives through different lines. */
+static void sites(int iters)
+{
+    int rank, p;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    for (int it = 0; it < iters; it++) {
+        int in[200], out[200], b[8];
+        for (int i = 0; i < 200; i++)
+            in[i] = value(rank, i, it);
+        if (rank == 0) {
+            MPI_Allreduce(in, out, 200, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            for (int i = 0; i < 8; i++)
+                b[i] = it + i;
+            MPI_Bcast(b, 8, MPI_INT, 0, MPI_COMM_WORLD);
+        } else {
+            MPI_Allreduce(in, out, 200, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Bcast(b, 8, MPI_INT, 0, MPI_COMM_WORLD);
+        }
+        for (int i = 0; i < 200; i++) {
+            long want = 0;
+            for (int r = 0; r < p; r++)
+                want += value(r, i, it);
+            if (out[i] != want) {
+                CHECK(0, "iteration %d: allreduce element %d: got %d, expected %ld", it, i,
+                      out[i], want);
+                break;
+            }
+        }
+        for (int i = 0; i < 8; i++)
+            CHECK(b[i] == it + i, "iteration %d: bcast element %d: got %d", it, i, b[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int iters = 0, rank;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc != 3 || (iters = atoi(argv[2])) < 1) {
+        if (rank == 0)
+            fprintf(stderr, "usage: coll_online loop|sites|subcomm ITERS\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (strcmp(argv[1], "loop") == 0) {
+        for (int it = 0; it < iters; it++)
+            one_iteration(MPI_COMM_WORLD, it);
+    } else if (strcmp(argv[1], "sites") == 0) {
+        sites(iters);
+    } else if (strcmp(argv[1], "subcomm") == 0) {
+        MPI_Comm half, dup;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        for (int it = 0; it < iters; it++) {
+            one_iteration(half, it);
+            one_iteration(dup, it);
+        }
+        MPI_Comm_free(&half);
+        MPI_Comm_free(&dup);
+    } else {
+        if (rank == 0)
+            fprintf(stderr, "coll_online: unknown mode '%s'\n", argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return aot_test_finish();
+}

@@ -1,0 +1,282 @@
+/*
+ * test_online.c: the pure core of online tuning (collectives/aot_online.h): the candidate sets,
+ * the buckets, and sessions driven by synthetic times on several simulated ranks whose
+ * agreement is the element-wise maximum, as MPI_MAX gives it.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "aot_online.h"
+
+#define NRANKS 3
+
+/* ---------------------------------------------------------------- candidates and buckets */
+
+START_TEST(test_default_sets_parse)
+{
+    for (int kind = 0; kind < AOT_COLL_NKINDS; kind++)
+        for (int b = 0; b < 40; b++) {
+            uint64_t bytes = b ? (uint64_t) 1 << (b - 1) : 0;
+            const char *s = aot_online_default_set(kind, bytes);
+            char buf[256];
+            ck_assert_msg(strncmp(s, "native", 6) == 0, "%s: set does not start with native",
+                          aot_coll_kind_names[kind]);
+            snprintf(buf, sizeof(buf), "%s", s);
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+                struct aot_coll_choice c;
+                char err[256];
+                ck_assert_msg(aot_coll_parse_choice(kind, tok, &c, err, sizeof(err)) == 0,
+                              "%s %s: %s", aot_coll_kind_names[kind], tok, err);
+            }
+        }
+}
+END_TEST
+
+START_TEST(test_candidates)
+{
+    struct aot_coll_choice out[AOT_ONLINE_MAXCAND], file;
+    char err[256];
+    int n;
+
+    /* native first, the file's choice second, no repeats */
+    ck_assert_int_eq(aot_coll_parse_choice(AOT_COLL_ALLREDUCE, "recursive_doubling", &file, err,
+                                           sizeof(err)), 0);
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 1, &file, out, AOT_ONLINE_MAXCAND);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(out[0].alg, AOT_COLL_ALLREDUCE);
+    ck_assert_int_eq(out[1].alg, file.alg);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            ck_assert(out[i].alg != out[j].alg || out[i].param != out[j].param);
+    /* a file choice outside the default set is added */
+    ck_assert_int_eq(aot_coll_parse_choice(AOT_COLL_ALLREDUCE, "rabenseifner_v2", &file, err,
+                                           sizeof(err)), 0);
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 1, &file, out, AOT_ONLINE_MAXCAND);
+    ck_assert_int_eq(n, 5);
+    ck_assert_int_eq(out[1].alg, file.alg);
+    /* restrictions: ring needs a commutative operation */
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, NULL, out, AOT_ONLINE_MAXCAND);
+    for (int i = 0; i < n; i++)
+        ck_assert_str_ne(aot_coll_algs[out[i].alg].name, "ring");
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 1, NULL, out, AOT_ONLINE_MAXCAND);
+    ck_assert_str_eq(aot_coll_algs[out[1].alg].name, "ring");
+    /* the cap */
+    n = aot_online_candidates(AOT_COLL_BCAST, 64, 4, 1, NULL, out, 2);
+    ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+START_TEST(test_buckets)
+{
+    uint64_t lo, hi;
+    ck_assert_int_eq(aot_online_bucket(0), 0);
+    ck_assert_int_eq(aot_online_bucket(1), 1);
+    ck_assert_int_eq(aot_online_bucket(2), 2);
+    ck_assert_int_eq(aot_online_bucket(3), 2);
+    ck_assert_int_eq(aot_online_bucket(1024), 11);
+    ck_assert_int_eq(aot_online_bucket(2047), 11);
+    ck_assert_int_eq(aot_online_bucket(UINT64_MAX), 64);
+    for (int b = 0; b <= 64; b++) {
+        aot_online_bucket_range(b, &lo, &hi);
+        ck_assert_int_eq(aot_online_bucket(lo), b);
+        ck_assert_int_eq(aot_online_bucket(hi), b);
+        if (b < 64)
+            ck_assert_int_eq(aot_online_bucket(hi + 1), b + 1);
+    }
+}
+END_TEST
+
+START_TEST(test_score)
+{
+    double x[6] = {5, 1, 9, 2, 3, 100};
+    /* best 4 of 6: 1 2 3 5 */
+    ck_assert_double_eq_tol(aot_online_score(x, 6), 11.0 / 4, 1e-12);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- sessions */
+
+/* NRANKS simulated ranks of one key; time(cand, call, rank) gives each call's time. */
+struct sim {
+    struct aot_online_key k[NRANKS];
+    uint64_t calls;
+};
+
+typedef double time_fn(int cand, uint64_t call, int rank);
+
+static void sim_init(struct sim *s, int ncand, int win0, double factor)
+{
+    struct aot_coll_choice c[AOT_ONLINE_MAXCAND];
+    for (int i = 0; i < ncand; i++) {
+        c[i].alg = i;                 /* indices only: the core never looks them up */
+        c[i].param = 0;
+    }
+    for (int r = 0; r < NRANKS; r++)
+        aot_online_init(&s->k[r], c, ncand, win0, factor);
+    s->calls = 0;
+}
+
+/* One call on every rank; checks that all ranks run the same candidate and time together.
+ * Returns the candidate run. */
+static int sim_call(struct sim *s, time_fn *t)
+{
+    int cand = -1, timed0 = -1, need = -1;
+    double agreed[AOT_ONLINE_AGREE_MAX];
+
+    for (int r = 0; r < NRANKS; r++) {
+        int timed, n;
+        const struct aot_coll_choice *c = aot_online_next(&s->k[r], &timed);
+        if (r == 0) {
+            cand = c->alg;
+            timed0 = timed;
+        }
+        ck_assert_int_eq(c->alg, cand);
+        ck_assert_int_eq(timed, timed0);
+        n = timed ? aot_online_record(&s->k[r], t(cand, s->calls, r)) : 0;
+        if (r == 0)
+            need = n;
+        ck_assert_int_eq(n, need);
+    }
+    if (need > 0) {
+        for (int i = 0; i < need; i++) {
+            agreed[i] = 0;
+            for (int r = 0; r < NRANKS; r++)
+                if (s->k[r].buf[i] > agreed[i])
+                    agreed[i] = s->k[r].buf[i];
+        }
+        for (int r = 0; r < NRANKS; r++)
+            aot_online_agreed(&s->k[r], agreed, need);
+    }
+    s->calls++;
+    return cand;
+}
+
+/* Candidate i takes base[i] microseconds, with rank- and call-dependent noise of up to 5 %
+ * and one call in 7 ten times slower on one rank (a late arrival). */
+static const double base4[4] = {10, 6, 8, 12};
+static double time_noisy(int cand, uint64_t call, int rank)
+{
+    double noise = 1 + 0.05 * (double) ((call * 7 + (uint64_t) rank * 13) % 11) / 10;
+    if (call % 7 == 3 && rank == 1)
+        noise *= 10;
+    return base4[cand] * noise * 1e-6;
+}
+
+START_TEST(test_session_selects)
+{
+    static struct sim s;
+    sim_init(&s, 4, 16, 1.1);
+    /* warm-up: native, untimed */
+    for (int i = 0; i < AOT_ONLINE_WARMUP; i++) {
+        ck_assert_int_eq(sim_call(&s, time_noisy), 0);
+        ck_assert_int_eq(s.k[0].explore_calls, 0);
+    }
+    /* exploring: each candidate REPS calls in a row, in order */
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < AOT_ONLINE_REPS; i++)
+            ck_assert_int_eq(sim_call(&s, time_noisy), c);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq(s.k[r].winner, 1);
+        ck_assert_int_eq(s.k[r].second, 2);
+        ck_assert_int_eq(s.k[r].tried, 4);
+        ck_assert_int_eq((int) s.k[r].explore_calls, 4 * AOT_ONLINE_REPS);
+        ck_assert_int_eq((int) s.k[r].agreements, 4);
+    }
+    /* the winner stays while it is good; windows double */
+    for (int i = 0; i < 4000; i++)
+        ck_assert_int_eq(sim_call(&s, time_noisy), 1);
+    ck_assert_int_eq(s.k[0].switches, 0);
+    ck_assert_int_gt(s.k[0].want, 16);
+}
+END_TEST
+
+/* Candidate 1 is 2 % faster than native: not enough to leave MPI's own algorithm. */
+static double time_close(int cand, uint64_t call, int rank)
+{
+    (void) call;
+    (void) rank;
+    return (cand == 1 ? 9.8 : cand == 0 ? 10 : 20) * 1e-6;
+}
+
+START_TEST(test_margin_keeps_native)
+{
+    static struct sim s;
+    sim_init(&s, 3, 16, 1.1);
+    for (int i = 0; i < AOT_ONLINE_WARMUP + 3 * AOT_ONLINE_REPS; i++)
+        sim_call(&s, time_close);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
+    ck_assert_int_eq(s.k[0].winner, 0);
+    ck_assert_int_eq(s.k[0].second, 1);
+}
+END_TEST
+
+/* The winner (candidate 1) becomes three times slower after call 200: monitor-adapt gives the
+ * second best (candidate 2, 8 us) its place, on every rank at the same call. */
+static double time_drift(int cand, uint64_t call, int rank)
+{
+    if (cand == 1 && call >= 200)
+        return 18e-6 * (1 + 0.01 * rank);
+    return base4[cand] * 1e-6;
+}
+
+START_TEST(test_switch)
+{
+    static struct sim s;
+    int switched_at = -1;
+    sim_init(&s, 4, 16, 1.1);
+    for (int i = 0; i < 1000; i++) {
+        int before = s.k[0].winner;
+        sim_call(&s, time_drift);
+        if (switched_at < 0 && before == 1 && s.k[0].winner != 1)
+            switched_at = i;
+    }
+    ck_assert_int_gt(switched_at, 199);
+    /* within one first window of samples after the change */
+    ck_assert_int_le(switched_at, 200 + 2 * 16 * AOT_ONLINE_SAMPLE);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].winner, 2);
+        ck_assert_int_eq(s.k[r].second, 1);
+        ck_assert_int_eq(s.k[r].switches, 1);
+    }
+}
+END_TEST
+
+START_TEST(test_single_candidate)
+{
+    static struct sim s;
+    sim_init(&s, 1, 16, 1.1);
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(sim_call(&s, time_noisy), 0);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_FIXED);
+    ck_assert_int_eq((int) s.k[0].agreements, 0);
+}
+END_TEST
+
+static Suite *online_suite(void)
+{
+    Suite *s = suite_create("online");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_default_sets_parse);
+    tcase_add_test(tc, test_candidates);
+    tcase_add_test(tc, test_buckets);
+    tcase_add_test(tc, test_score);
+    tcase_add_test(tc, test_session_selects);
+    tcase_add_test(tc, test_margin_keeps_native);
+    tcase_add_test(tc, test_switch);
+    tcase_add_test(tc, test_single_candidate);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(online_suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
