@@ -10,10 +10,13 @@
  *   coll_online sites ITERS    rank 0 calls MPI_Allreduce and MPI_Bcast from other source lines
  *                              than the other ranks (one key must still be one session)
  *   coll_online subcomm ITERS  the loop on two halves of MPI_COMM_WORLD and on a duplicate
+ *   coll_online threads ITERS  MPI_THREAD_MULTIPLE: two threads run the loop at the same time,
+ *                              each on its own duplicate of MPI_COMM_WORLD
  *
  * Every value is an integer, so every algorithm must give the same bits; the reference is the
  * serial formula, not another MPI call.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,11 +157,29 @@ static void sites(int iters)
     }
 }
 
+struct worker {
+    MPI_Comm comm;
+    int iters;
+};
+
+static void *worker(void *arg)
+{
+    struct worker *w = arg;
+    for (int it = 0; it < w->iters; it++)
+        one_iteration(w->comm, it);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    int iters = 0, rank;
+    int iters = 0, rank, provided;
 
-    MPI_Init(&argc, &argv);
+    /* only the threads mode asks for MPI_THREAD_MULTIPLE: autoopt leaves collectives to MPI
+     * there */
+    MPI_Init_thread(&argc, &argv,
+                    argc > 1 && strcmp(argv[1], "threads") == 0 ? MPI_THREAD_MULTIPLE
+                                                                : MPI_THREAD_SINGLE,
+                    &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc != 3 || (iters = atoi(argv[2])) < 1) {
         if (rank == 0)
@@ -180,6 +201,22 @@ int main(int argc, char **argv)
         }
         MPI_Comm_free(&half);
         MPI_Comm_free(&dup);
+    } else if (strcmp(argv[1], "threads") == 0) {
+        struct worker w[2];
+        pthread_t t[2];
+        CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+        for (int i = 0; i < 2; i++) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &w[i].comm);
+            w[i].iters = iters;
+        }
+        if (provided == MPI_THREAD_MULTIPLE) {
+            for (int i = 0; i < 2; i++)
+                pthread_create(&t[i], NULL, worker, &w[i]);
+            for (int i = 0; i < 2; i++)
+                pthread_join(t[i], NULL);
+        }
+        for (int i = 0; i < 2; i++)
+            MPI_Comm_free(&w[i].comm);
     } else {
         if (rank == 0)
             fprintf(stderr, "coll_online: unknown mode '%s'\n", argv[1]);
