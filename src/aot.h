@@ -240,18 +240,22 @@ static inline int aot_waitall_ignore(int n, MPI_Request *req)
                                 * only the general path makes (aot_count_call) */
 
 /* Below MPI_THREAD_MULTIPLE only one thread is inside MPI at a time, so a plain increment is
- * exact and avoids a locked instruction on every call. */
+ * exact and avoids a locked instruction on every call.  Every counter updated on the path of an
+ * MPI call, by the thread making it and never by a signal handler, goes through aot_bump. */
 extern int aot_calls_atomic;
-static inline void aot_count_call(int fn)
+static inline void aot_bump(uint64_t *counter, uint64_t n)
 {
     if (__builtin_expect(aot_calls_atomic, 0))
-        __atomic_fetch_add(&aot_calls[fn], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
     else
-        aot_calls[fn]++;
+        *counter += n;
 }
 
-/* Counters updated on the path of an MPI call, by the thread making it and never by a signal
- * handler: inline, with a plain increment below MPI_THREAD_MULTIPLE (as aot_count_call). */
+static inline void aot_count_call(int fn)
+{
+    aot_bump(&aot_calls[fn], 1);
+}
+
 #define AOT_MAX_NAMED 1024
 extern uint64_t aot_optimized[AOT_FN_COUNT];
 extern uint64_t aot_named[AOT_MAX_NAMED];
@@ -259,10 +263,7 @@ extern uint64_t aot_named[AOT_MAX_NAMED];
 /* Count one call that a subsystem optimized (converted, chained, routed to an algorithm). */
 static inline void aot_stats_optimized(int fn)
 {
-    if (__builtin_expect(aot_calls_atomic, 0))
-        __atomic_fetch_add(&aot_optimized[fn], 1, __ATOMIC_RELAXED);
-    else
-        aot_optimized[fn]++;
+    aot_bump(&aot_optimized[fn], 1);
 }
 
 /* aot_stats_pass for a call that a wrapper's fast path passes to MPI (the trace is off there:
@@ -270,21 +271,14 @@ static inline void aot_stats_optimized(int fn)
 extern uint64_t aot_passed[AOT_FN_COUNT][AOT_PASS_NREASONS];
 static inline void aot_stats_pass_caller(int fn, enum aot_pass_reason reason)
 {
-    if (__builtin_expect(aot_calls_atomic, 0))
-        __atomic_fetch_add(&aot_passed[fn][reason], 1, __ATOMIC_RELAXED);
-    else
-        aot_passed[fn][reason]++;
+    aot_bump(&aot_passed[fn][reason], 1);
 }
 
 /* aot_stats_add for such counters (id from aot_stats_register; -1 is ignored). */
 static inline void aot_stats_add_caller(int id, uint64_t n)
 {
-    if (id < 0)
-        return;
-    if (__builtin_expect(aot_calls_atomic, 0))
-        __atomic_fetch_add(&aot_named[id], n, __ATOMIC_RELAXED);
-    else
-        aot_named[id] += n;
+    if (id >= 0)
+        aot_bump(&aot_named[id], n);
 }
 
 /* Start-up and shutdown (src/runtime.c), called by the MPI_Init, MPI_Init_thread and MPI_Finalize wrappers. */

@@ -38,3 +38,9 @@ target_compile_definitions(autoopt-bench-coll PRIVATE
   AOT_BENCH_INSTALLED_LIB="${CMAKE_INSTALL_FULL_LIBDIR}/libautoopt.so"
   AOT_BENCH_INSTALLED_YIELD="${CMAKE_INSTALL_FULL_LIBDIR}/libautoopt-yield.so")
 install(TARGETS autoopt-bench-coll RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The online-tuning benchmark's application loop (tools/bench-coll/online-vs-offline.sh).
+add_executable(autoopt-bench-online-loop ${CMAKE_CURRENT_LIST_DIR}/online_loop.c)
+target_link_libraries(autoopt-bench-online-loop PRIVATE MPI::MPI_C)
+set_target_properties(autoopt-bench-online-loop PROPERTIES
+                      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
