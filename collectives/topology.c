@@ -23,6 +23,7 @@
 #include <slurm/slurm.h>
 
 #include "aot.h"
+#include "aot_config.h"
 #include "aot_topology.h"
 
 /* The soname of the libslurm whose header we compiled against.  In 23.11 hostlist_t stopped
@@ -166,26 +167,29 @@ static int aot_topo_expand(struct aot_topo_parse *p, const char *key, const char
                            int (*add)(struct aot_topo_parse *, char *, int, int), int arg)
 {
     hostlist_t hl;
-    char *name;
+    char *name, qv[AOT_QUOTE_LEN], qn[AOT_QUOTE_LEN];
     int n = 0, rc = 0;
+
+    aot_quote_str(value, qv, sizeof(qv));
 
     if (aot_slurm_load(p, line) != 0)
         return -1;
     hl = p->slurm.create(value);
     if (!hl) {
         aot_topo_fail(p->err, p->errlen, p->t->file, line,
-                      "%s=%s: Slurm's host-list parser rejects it", key, value);
+                      "%s=%s: Slurm's host-list parser rejects it", key, qv);
         return -1;
     }
     while ((name = p->slurm.shift(hl)) != NULL) {
         if (rc == 0 && !aot_topo_good_name(name)) {
             aot_topo_fail(p->err, p->errlen, p->t->file, line,
                           "%s=%s: bad name '%s' (expected letters, digits, '-', '_', '.', and "
-                          "ranges like node[0-3,7])", key, value, name);
+                          "ranges like node[0-3,7])", key, qv,
+                          aot_quote_str(name, qn, sizeof(qn)));
             rc = -1;
         } else if (rc == 0 && ++n > AOT_TOPO_MAX_NAMES) {
             aot_topo_fail(p->err, p->errlen, p->t->file, line,
-                          "%s=%s: more than %d names", key, value, AOT_TOPO_MAX_NAMES);
+                          "%s=%s: more than %d names", key, qv, AOT_TOPO_MAX_NAMES);
             rc = -1;
         }
         if (rc == 0) {
@@ -196,7 +200,7 @@ static int aot_topo_expand(struct aot_topo_parse *p, const char *key, const char
     }
     p->slurm.destroy(hl);
     if (rc == 0 && n == 0) {
-        aot_topo_fail(p->err, p->errlen, p->t->file, line, "%s=%s names nothing", key, value);
+        aot_topo_fail(p->err, p->errlen, p->t->file, line, "%s=%s names nothing", key, qv);
         rc = -1;
     }
     return rc;
@@ -255,6 +259,7 @@ static int aot_topo_line(struct aot_topo_parse *p, char *s, int line)
     char *val[AOT_TK_N] = {NULL, NULL, NULL, NULL};
     char *tok, *save = NULL;
     struct aot_topo_switch *sw;
+    char q[AOT_QUOTE_LEN];
     int k, idx;
 
     for (tok = strtok_r(s, " \t\r\v\f", &save); tok; tok = strtok_r(NULL, " \t\r\v\f", &save)) {
@@ -262,7 +267,7 @@ static int aot_topo_line(struct aot_topo_parse *p, char *s, int line)
         if (!eq || eq == tok) {
             aot_topo_fail(p->err, p->errlen, t->file, line,
                           "syntax error at '%s' (expected KEY=VALUE, e.g. SwitchName=s0 "
-                          "Nodes=node[0-3])", tok);
+                          "Nodes=node[0-3])", aot_quote_str(tok, q, sizeof(q)));
             return -1;
         }
         *eq = '\0';
@@ -271,7 +276,7 @@ static int aot_topo_line(struct aot_topo_parse *p, char *s, int line)
         if (k == AOT_TK_N) {
             aot_topo_fail(p->err, p->errlen, t->file, line,
                           "unknown key '%s' (expected SwitchName, Switches, Nodes or LinkSpeed)",
-                          tok);
+                          aot_quote_str(tok, q, sizeof(q)));
             return -1;
         }
         if (val[k]) {
@@ -299,7 +304,7 @@ static int aot_topo_line(struct aot_topo_parse *p, char *s, int line)
     if (!aot_topo_good_name(val[AOT_TK_SWITCHNAME])) {
         aot_topo_fail(p->err, p->errlen, t->file, line,
                       "bad switch name '%s' (expected letters, digits, '-', '_' and '.')",
-                      val[AOT_TK_SWITCHNAME]);
+                      aot_quote_str(val[AOT_TK_SWITCHNAME], q, sizeof(q)));
         return -1;
     }
     idx = aot_topo_find_switch(t, val[AOT_TK_SWITCHNAME]);
@@ -567,6 +572,7 @@ int aot_topology_resolve(const struct aot_topology *t, int nhosts, const char *c
 {
     int *leaf = NULL, *newidx = NULL, *stack = NULL, *count = NULL;
     int root = -1, top, rc = -1;
+    char q[AOT_QUOTE_LEN], q2[AOT_QUOTE_LEN];
 
     memset(j, 0, sizeof(*j));
     if (nhosts < 1 || t->nsw < 1) {
@@ -588,14 +594,14 @@ int aot_topology_resolve(const struct aot_topology *t, int nhosts, const char *c
         int r;
         if (!nd) {
             aot_topo_fail(err, errlen, t->file, 0, "host %s of this job is not in %s",
-                          hosts[h], t->file);
+                          aot_quote_str(hosts[h], q, sizeof(q)), t->file);
             goto out;
         }
         for (int g = 0; g < h; g++)
             if (!strcmp(hosts[g], hosts[h])) {
                 aot_topo_fail(err, errlen, t->file, 0,
                               "host %s is given twice for this job (hosts %d and %d)",
-                              hosts[h], g, h);
+                              aot_quote_str(hosts[h], q, sizeof(q)), g, h);
                 goto out;
             }
         leaf[h] = nd->sw;
@@ -605,7 +611,8 @@ int aot_topology_resolve(const struct aot_topology *t, int nhosts, const char *c
         } else if (r != root) {
             aot_topo_fail(err, errlen, t->file, 0,
                           "hosts %s and %s of this job are in separate trees (switches %s and "
-                          "%s have no common parent)", hosts[0], hosts[h], t->sw[root].name,
+                          "%s have no common parent)", aot_quote_str(hosts[0], q, sizeof(q)),
+                          aot_quote_str(hosts[h], q2, sizeof(q2)), t->sw[root].name,
                           t->sw[r].name);
             goto out;
         }
