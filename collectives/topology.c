@@ -47,18 +47,12 @@ struct aot_slurm {
     __typeof__(slurm_hostlist_destroy) *destroy;
 };
 
-/* One Switches= entry, resolved once every switch is known. */
-struct aot_topo_ref {
-    char *name;
-    int parent;
-    int line;
-};
-
 /* The state of one parse. */
 struct aot_topo_parse {
     struct aot_topology *t;
     struct aot_slurm slurm;
-    struct aot_topo_ref *ref;
+    struct aot_topo_node *ref; /* the Switches= entries (sw: the switch that lists them),
+                                * linked once every switch is known */
     int nref, capref, capsw, capnode;
     char *err;
     size_t errlen;
@@ -212,32 +206,29 @@ static int aot_topo_oom(struct aot_topo_parse *p, int line)
     return -1;
 }
 
-static int aot_topo_add_node(struct aot_topo_parse *p, char *name, int line, int sw)
+/* Appends (name, sw, line) to a list of names; the list takes the string. */
+static int aot_topo_push(struct aot_topo_parse *p, struct aot_topo_node **a, int *n, int *cap,
+                         char *name, int line, int sw)
 {
-    struct aot_topology *t = p->t;
-
-    if (aot_topo_grow((void **)&t->node, &p->capnode, t->nnode, sizeof(*t->node)) != 0) {
+    if (aot_topo_grow((void **)a, cap, *n, sizeof(**a)) != 0) {
         free(name);
         return aot_topo_oom(p, line);
     }
-    t->node[t->nnode].name = name;
-    t->node[t->nnode].sw = sw;
-    t->node[t->nnode].line = line;
-    t->nnode++;
+    (*a)[*n].name = name;
+    (*a)[*n].sw = sw;
+    (*a)[*n].line = line;
+    (*n)++;
     return 0;
+}
+
+static int aot_topo_add_node(struct aot_topo_parse *p, char *name, int line, int sw)
+{
+    return aot_topo_push(p, &p->t->node, &p->t->nnode, &p->capnode, name, line, sw);
 }
 
 static int aot_topo_add_ref(struct aot_topo_parse *p, char *name, int line, int parent)
 {
-    if (aot_topo_grow((void **)&p->ref, &p->capref, p->nref, sizeof(*p->ref)) != 0) {
-        free(name);
-        return aot_topo_oom(p, line);
-    }
-    p->ref[p->nref].name = name;
-    p->ref[p->nref].parent = parent;
-    p->ref[p->nref].line = line;
-    p->nref++;
-    return 0;
+    return aot_topo_push(p, &p->ref, &p->nref, &p->capref, name, line, parent);
 }
 
 static int aot_topo_find_switch(const struct aot_topology *t, const char *name)
@@ -374,7 +365,7 @@ static int aot_topo_link(struct aot_topo_parse *p)
     struct aot_topology *t = p->t;
 
     for (int i = 0; i < p->nref; i++) {
-        const struct aot_topo_ref *r = &p->ref[i];
+        const struct aot_topo_node *r = &p->ref[i];
         int c = aot_topo_find_switch(t, r->name);
         struct aot_topo_switch *sw;
         int *child;
@@ -382,7 +373,7 @@ static int aot_topo_link(struct aot_topo_parse *p)
         if (c < 0) {
             aot_topo_fail(p->err, p->errlen, t->file, r->line,
                           "unknown switch '%s' in Switches= of %s (no SwitchName=%s line)",
-                          r->name, t->sw[r->parent].name, r->name);
+                          r->name, t->sw[r->sw].name, r->name);
             return -1;
         }
         sw = &t->sw[c];
@@ -390,17 +381,16 @@ static int aot_topo_link(struct aot_topo_parse *p)
             aot_topo_fail(p->err, p->errlen, t->file, r->line,
                           "switch %s is listed under two parents: %s (line %d) and %s",
                           sw->name, t->sw[sw->parent].name, sw->parent_line,
-                          t->sw[r->parent].name);
+                          t->sw[r->sw].name);
             return -1;
         }
-        sw->parent = r->parent;
+        sw->parent = r->sw;
         sw->parent_line = r->line;
-        child = realloc(t->sw[r->parent].child,
-                        (size_t)(t->sw[r->parent].nchild + 1) * sizeof(*child));
+        child = realloc(t->sw[r->sw].child, (size_t)(t->sw[r->sw].nchild + 1) * sizeof(*child));
         if (!child)
             return aot_topo_oom(p, r->line);
-        child[t->sw[r->parent].nchild++] = c;
-        t->sw[r->parent].child = child;
+        child[t->sw[r->sw].nchild++] = c;
+        t->sw[r->sw].child = child;
     }
     return 0;
 }

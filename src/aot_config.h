@@ -47,6 +47,7 @@ struct aot_config {
     int collectives;         /* AUTOOPT_COLLECTIVES 0/1 */
     int reproducible;        /* AUTOOPT_REPRODUCIBLE 0/1 */
     const char *tuning_path; /* AUTOOPT_TUNING file, NULL off */
+    const char *topology_path; /* AUTOOPT_TOPOLOGY file, NULL off (not yet read) */
     const char *coll_force[AOT_COLL_NKINDS]; /* AUTOOPT_ALLREDUCE=name[:param=value] ... */
 };
 

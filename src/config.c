@@ -54,6 +54,9 @@ const struct aot_config_var aot_config_vars[] = {
      AOT_AGREE_VALUE},
     {"AUTOOPT_TUNING", "path|none", "(built-in file, if any)",
      "tuning file with the decision for each collective; none: no rules", AOT_AGREE_VALUE},
+    {"AUTOOPT_TOPOLOGY", "path", "(none)",
+     "Slurm topology.conf of the cluster (docs/topology.md); accepted, not yet read",
+     AOT_AGREE_VALUE},
 #define AOT_X(upper, lower) \
     {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \
      AOT_AGREE_VALUE},
@@ -181,6 +184,7 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     aot_parse_int(&p, "AUTOOPT_COLLECTIVES", &cfg->collectives, 1, 0, 1);
     aot_parse_int(&p, "AUTOOPT_REPRODUCIBLE", &cfg->reproducible, 0, 0, 1);
     cfg->tuning_path = aot_parse_string(&p, "AUTOOPT_TUNING");
+    cfg->topology_path = aot_parse_string(&p, "AUTOOPT_TOPOLOGY");
 #define AOT_X(upper, lower) \
     cfg->coll_force[AOT_COLL_##upper] = aot_parse_string(&p, "AUTOOPT_" #upper);
     AOT_COLLECTIVES(AOT_X)
