@@ -560,7 +560,7 @@ static int aot_topo_root(const struct aot_topology *t, int s)
 int aot_topology_resolve(const struct aot_topology *t, int nhosts, const char *const *hosts,
                          struct aot_topo_job *j, char *err, size_t errlen)
 {
-    int *leaf = NULL, *newidx = NULL, *stack = NULL, *count = NULL;
+    int *leaf = NULL, *newidx = NULL, *stack = NULL, *count = NULL, *seen = NULL;
     int root = -1, top, rc = -1;
     char q[AOT_QUOTE_LEN], q2[AOT_QUOTE_LEN];
 
@@ -572,13 +572,16 @@ int aot_topology_resolve(const struct aot_topology *t, int nhosts, const char *c
     leaf = malloc((size_t)nhosts * sizeof(*leaf));
     newidx = malloc((size_t)t->nsw * sizeof(*newidx));
     stack = malloc((size_t)t->nsw * sizeof(*stack));
+    seen = malloc((size_t)(t->nnode > 0 ? t->nnode : 1) * sizeof(*seen));
     j->host_switch = malloc((size_t)nhosts * sizeof(int));
     j->order = malloc((size_t)nhosts * sizeof(int));
-    if (!leaf || !newidx || !stack || !j->host_switch || !j->order) {
+    if (!leaf || !newidx || !stack || !seen || !j->host_switch || !j->order) {
         aot_topo_fail(err, errlen, t->file, 0, "out of memory");
         goto out;
     }
-    /* Every host's switch, all under one root. */
+    /* Every host's switch, all under one root; seen[node] is the host that named it. */
+    for (int i = 0; i < t->nnode; i++)
+        seen[i] = -1;
     for (int h = 0; h < nhosts; h++) {
         const struct aot_topo_node *nd = aot_topology_node(t, hosts[h]);
         int r;
@@ -587,13 +590,13 @@ int aot_topology_resolve(const struct aot_topology *t, int nhosts, const char *c
                           aot_quote_str(hosts[h], q, sizeof(q)), t->file);
             goto out;
         }
-        for (int g = 0; g < h; g++)
-            if (!strcmp(hosts[g], hosts[h])) {
-                aot_topo_fail(err, errlen, t->file, 0,
-                              "host %s is given twice for this job (hosts %d and %d)",
-                              aot_quote_str(hosts[h], q, sizeof(q)), g, h);
-                goto out;
-            }
+        if (seen[nd - t->node] >= 0) {
+            aot_topo_fail(err, errlen, t->file, 0,
+                          "host %s is given twice for this job (hosts %d and %d)",
+                          aot_quote_str(hosts[h], q, sizeof(q)), seen[nd - t->node], h);
+            goto out;
+        }
+        seen[nd - t->node] = h;
         leaf[h] = nd->sw;
         r = aot_topo_root(t, nd->sw);
         if (root < 0) {
@@ -654,6 +657,7 @@ out:
     free(leaf);
     free(newidx);
     free(stack);
+    free(seen);
     free(count);
     if (rc != 0)
         aot_topo_job_free(j);
