@@ -37,7 +37,7 @@ jobs=${JOBS:-$(nproc)}
 
 # Every Debian package autoopt needs to build, test and measure itself.
 packages=(build-essential cmake pkg-config python3 gfortran
-          mpich libmpich-dev libsigsegv-dev libunwind-dev uthash-dev check
+          mpich libmpich-dev libsigsegv-dev libunwind-dev uthash-dev check libslurm-dev
           iproute2 procps scalapack-mpi-test netpipe-mpich2 libopenmpi-dev
           python3-matplotlib)
 

@@ -63,6 +63,12 @@ aot_require(AOT_UNWIND_FOUND "libunwind" "libunwind-dev")
 find_path(AOT_UTHASH_INCLUDE uthash.h)
 aot_require(AOT_UTHASH_INCLUDE "uthash.h" "uthash-dev")
 
+# Slurm's host-list parser for topology.conf (collectives/topology.c): the header at build
+# time only; libautoopt.so loads libslurm.so.38 with dlopen() when it reads a topology file.
+find_path(AOT_SLURM_INCLUDE slurm/slurm.h)
+aot_require(AOT_SLURM_INCLUDE "slurm/slurm.h (Slurm's host-list parser, for topology files)"
+            "libslurm-dev")
+
 pkg_check_modules(AOT_CHECK check)
 aot_require(AOT_CHECK_FOUND "Check unit-test framework" "check")
 

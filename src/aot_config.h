@@ -51,6 +51,7 @@ struct aot_config {
     const char *tune_save;   /* AUTOOPT_TUNE_SAVE file, NULL off */
     int tune_window;         /* AUTOOPT_TUNE_WINDOW: first monitor window, timed calls */
     int tune_switch;         /* AUTOOPT_TUNE_SWITCH: percent of the second best's time */
+    const char *topology_path; /* AUTOOPT_TOPOLOGY file, NULL off (not yet read) */
     const char *coll_force[AOT_COLL_NKINDS]; /* AUTOOPT_ALLREDUCE=name[:param=value] ... */
 };
 

@@ -64,6 +64,8 @@ const struct aot_config_var aot_config_vars[] = {
      "online: timed calls in the first window that checks the chosen algorithm", AOT_AGREE_VALUE},
     {"AUTOOPT_TUNE_SWITCH", "50..1000", "110",
      "online: a chosen algorithm gives way when it takes this percentage of the second best's time",
+    {"AUTOOPT_TOPOLOGY", "path", "(none)",
+     "Slurm topology.conf of the cluster (docs/topology.md); accepted, not yet read",
      AOT_AGREE_VALUE},
 #define AOT_X(upper, lower) \
     {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \
@@ -202,6 +204,7 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     if (cfg->tune_save && !cfg->tune_online)
         aot_fail(&p, "AUTOOPT_TUNE_SAVE", cfg->tune_save,
                  "a path, together with AUTOOPT_TUNE=online (nothing to save without it)");
+    cfg->topology_path = aot_parse_string(&p, "AUTOOPT_TOPOLOGY");
 #define AOT_X(upper, lower) \
     cfg->coll_force[AOT_COLL_##upper] = aot_parse_string(&p, "AUTOOPT_" #upper);
     AOT_COLLECTIVES(AOT_X)
