@@ -64,6 +64,7 @@ const struct aot_config_var aot_config_vars[] = {
      "online: timed calls in the first window that checks the chosen algorithm", AOT_AGREE_VALUE},
     {"AUTOOPT_TUNE_SWITCH", "50..1000", "110",
      "online: a chosen algorithm gives way when it takes this percentage of the second best's time",
+     AOT_AGREE_VALUE},
     {"AUTOOPT_TOPOLOGY", "path", "(none)",
      "Slurm topology.conf of the cluster (docs/topology.md); accepted, not yet read",
      AOT_AGREE_VALUE},
