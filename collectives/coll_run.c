@@ -9,10 +9,12 @@
  *   allgather, alltoall        bytes = rcount * size(rdt)  (one block, as OSU reports it)
  *   allgatherv                 bytes = sum(rcounts) * size(rdt) / comm size
  *   alltoallv, barrier         bytes = 0 (alltoallv counts differ by rank)
- * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs on a
- * private duplicate, made at the first call that needs it (every rank makes the same decision,
- * so every rank calls PMPI_Comm_dup in the same collective) and cached in an attribute whose
- * delete callback frees it with the user's communicator.
+ * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs in the
+ * communicator's context (struct aot_coll_ctx, coll_internal.h) on a private duplicate, made at
+ * the first call that needs it (every rank makes the same decision, so every rank calls
+ * PMPI_Comm_dup in the same collective).  The context is cached in an attribute whose delete
+ * callback frees it, the duplicate and what the context computed (coll_ctx.c) with the user's
+ * communicator.  Each call gets a copy of the context with the chosen algorithm's parameter.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@
 #include "coll_internal.h"
 
 struct aot_comm_state {
-    MPI_Comm dup;       /* private duplicate, MPI_COMM_NULL until an algorithm needs it */
+    struct aot_coll_ctx ctx;    /* ctx.comm: the private duplicate, MPI_COMM_NULL until an
+                                 * algorithm needs it */
     int inter;          /* intercommunicator: always native */
     int size, rank;
 };
@@ -48,8 +51,9 @@ static int aot_comm_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void) comm;
     (void) keyval;
     (void) extra;
-    if (s->dup != MPI_COMM_NULL)
-        PMPI_Comm_free(&s->dup);
+    aot_coll_ctx_destroy(&s->ctx);
+    if (s->ctx.comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&s->ctx.comm);
     free(s);
     return MPI_SUCCESS;
 }
@@ -70,7 +74,7 @@ static int aot_comm_state(MPI_Comm comm, struct aot_comm_state **out)
     s = calloc(1, sizeof(*s));
     if (!s)
         return MPI_ERR_NO_MEM;
-    s->dup = MPI_COMM_NULL;
+    s->ctx.comm = MPI_COMM_NULL;
     rc = PMPI_Comm_test_inter(comm, &s->inter);
     if (rc == MPI_SUCCESS && !s->inter)
         rc = PMPI_Comm_size(comm, &s->size);
@@ -86,13 +90,25 @@ static int aot_comm_state(MPI_Comm comm, struct aot_comm_state **out)
     return MPI_SUCCESS;
 }
 
-static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, MPI_Comm *pc)
+/* The context for running an algorithm with parameter param on comm (*ctx: a copy of the
+ * communicator's context), the private duplicate made if it does not exist yet. */
+static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, long param,
+                            struct aot_coll_ctx *ctx)
 {
-    int rc = MPI_SUCCESS;
-    if (s->dup == MPI_COMM_NULL)
-        rc = PMPI_Comm_dup(comm, &s->dup);
-    *pc = s->dup;
-    return rc;
+    if (s->ctx.comm == MPI_COMM_NULL) {
+        MPI_Comm dup;
+        int rc = PMPI_Comm_dup(comm, &dup);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        rc = aot_coll_ctx_init(&s->ctx, dup);
+        if (rc != MPI_SUCCESS) {
+            s->ctx.comm = MPI_COMM_NULL;
+            PMPI_Comm_free(&dup);
+            return rc;
+        }
+    }
+    *ctx = aot_coll_ctx_with(&s->ctx, param);
+    return MPI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- decision bookkeeping */
@@ -208,33 +224,29 @@ static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_ra
 /* Allgather-type algorithms get the rank's own block as an explicit send buffer. */
 static int aot_run_allgather_alg(const struct aot_coll_choice *c, const void *sbuf, int scount,
                                  MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
-                                 MPI_Comm pc)
+                                 const struct aot_coll_ctx *ctx)
 {
     if (sbuf == MPI_IN_PLACE) {
         MPI_Aint lb, ext;
-        int rank;
-        PMPI_Comm_rank(pc, &rank);
         PMPI_Type_get_extent(rdt, &lb, &ext);
-        sbuf = AOT_AT(rbuf, (MPI_Aint) rank * rcount, ext);
+        sbuf = AOT_AT(rbuf, (MPI_Aint) ctx->rank * rcount, ext);
         scount = rcount;
         sdt = rdt;
     }
-    return aot_coll_algs[c->alg].fn.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, pc, c->param);
+    return aot_coll_algs[c->alg].fn.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, ctx);
 }
 
 /* Alltoall algorithms read a copy of the receive buffer. */
 static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbuf, int scount,
                                 MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
-                                MPI_Comm pc)
+                                const struct aot_coll_ctx *ctx)
 {
     struct aot_dt d;
     void *raw = NULL, *tmp;
-    int p, rc;
+    int p = ctx->size, rc;
 
     if (sbuf != MPI_IN_PLACE)
-        return aot_coll_algs[c->alg].fn.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, pc,
-                                                 c->param);
-    PMPI_Comm_size(pc, &p);
+        return aot_coll_algs[c->alg].fn.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx);
     rc = aot_coll_dt(rdt, &d);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -243,8 +255,7 @@ static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbu
         return MPI_ERR_NO_MEM;
     rc = aot_coll_copy(rbuf, p * rcount, rdt, tmp, p * rcount, rdt);
     if (rc == MPI_SUCCESS)
-        rc = aot_coll_algs[c->alg].fn.alltoall(tmp, rcount, rdt, rbuf, rcount, rdt, pc,
-                                               c->param);
+        rc = aot_coll_algs[c->alg].fn.alltoall(tmp, rcount, rdt, rbuf, rcount, rdt, ctx);
     aot_coll_free(raw);
     return rc;
 }
@@ -252,33 +263,35 @@ static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbu
 /* ---------------------------------------------------------------- nested selection */
 
 int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                           int rcount, MPI_Datatype rdt, MPI_Comm pcomm)
+                           int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     struct aot_coll_choice c;
-    int p, rank, tsz;
+    struct aot_coll_ctx sub;
+    int tsz;
 
-    PMPI_Comm_size(pcomm, &p);
-    PMPI_Comm_rank(pcomm, &rank);
     PMPI_Type_size(rdt, &tsz);
-    aot_pick(AOT_COLL_ALLGATHER, -1, p, rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_pick(AOT_COLL_ALLGATHER, -1, ctx->size, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1,
+             &c);
     if (c.alg == AOT_COLL_ALLGATHER)
-        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
-    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
+    sub = aot_coll_ctx_with(ctx, c.param);
+    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &sub);
 }
 
 int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                          int rcount, MPI_Datatype rdt, MPI_Comm pcomm)
+                          int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     struct aot_coll_choice c;
-    int p, rank, tsz;
+    struct aot_coll_ctx sub;
+    int tsz;
 
-    PMPI_Comm_size(pcomm, &p);
-    PMPI_Comm_rank(pcomm, &rank);
     PMPI_Type_size(rdt, &tsz);
-    aot_pick(AOT_COLL_ALLTOALL, -1, p, rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_pick(AOT_COLL_ALLTOALL, -1, ctx->size, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1,
+             &c);
     if (c.alg == AOT_COLL_ALLTOALL)
-        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
-    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
+    sub = aot_coll_ctx_with(ctx, c.param);
+    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &sub);
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -304,7 +317,7 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allreduce);
     struct aot_coll_choice c;
     int tsz, commute;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
@@ -313,10 +326,10 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
              (uint64_t) count * (uint64_t) tsz, commute, &c);
     if (c.alg == AOT_COLL_ALLREDUCE)
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    int rc = aot_comm_private(s, comm, &pc);
+    int rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, pc, c.param);
+    return aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, &ctx);
 }
 
 int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
@@ -324,7 +337,7 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Bcast);
     struct aot_coll_choice c;
     int tsz;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
@@ -333,10 +346,10 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
              (uint64_t) count * (uint64_t) tsz, 1, &c);
     if (c.alg == AOT_COLL_BCAST)
         return PMPI_Bcast(buf, count, dt, root, comm);
-    int rc = aot_comm_private(s, comm, &pc);
+    int rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, pc, c.param);
+    return aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, &ctx);
 }
 
 int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
@@ -345,7 +358,7 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Reduce);
     struct aot_coll_choice c;
     int tsz, commute;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
@@ -354,11 +367,11 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     aot_pick(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, s->size, s->rank,
              (uint64_t) count * (uint64_t) tsz, commute, &c);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
-        return aot_reduce_native(sbuf, rbuf, count, dt, op, root, comm, 0);
-    int rc = aot_comm_private(s, comm, &pc);
+        return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
+    int rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, pc, c.param);
+    return aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, &ctx);
 }
 
 int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
@@ -367,7 +380,7 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgather);
     struct aot_coll_choice c;
     int tsz;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -375,10 +388,10 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
              (uint64_t) rcount * (uint64_t) tsz, 1, &c);
     if (c.alg == AOT_COLL_ALLGATHER)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    int rc = aot_comm_private(s, comm, &pc);
+    int rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &ctx);
 }
 
 int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
@@ -388,7 +401,7 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     struct aot_coll_choice c;
     uint64_t total = 0;
     int tsz;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
@@ -397,8 +410,8 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     aot_pick(AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv, s->size, s->rank,
              total * (uint64_t) tsz / (uint64_t) s->size, 1, &c);
     if (c.alg == AOT_COLL_ALLGATHERV)   /* with the MPICH one-rank workaround, see native.c */
-        return aot_allgatherv_native(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 0);
-    int rc = aot_comm_private(s, comm, &pc);
+        return aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    int rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
     if (sbuf == MPI_IN_PLACE) {
@@ -408,8 +421,8 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
         scount = rcounts[s->rank];
         sdt = rdt;
     }
-    return aot_coll_algs[c.alg].fn.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, pc,
-                                              c.param);
+    return aot_coll_algs[c.alg].fn.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
+                                              &ctx);
 }
 
 int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
@@ -418,7 +431,7 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoall);
     struct aot_coll_choice c;
     int tsz;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -426,10 +439,10 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
              (uint64_t) rcount * (uint64_t) tsz, 1, &c);
     if (c.alg == AOT_COLL_ALLTOALL)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    int rc = aot_comm_private(s, comm, &pc);
+    int rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &ctx);
 }
 
 int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
@@ -438,7 +451,7 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoallv);
     struct aot_coll_choice c;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
     int rc;
 
     if (!s)
@@ -446,7 +459,7 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     aot_pick(AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, s->size, s->rank, 0, 1, &c);
     if (c.alg == AOT_COLL_ALLTOALLV)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    rc = aot_comm_private(s, comm, &pc);
+    rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
     if (sbuf == MPI_IN_PLACE) {
@@ -466,19 +479,19 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
         rc = aot_coll_copy(rbuf, n, rdt, tmp, n, rdt);
         if (rc == MPI_SUCCESS)
             rc = aot_coll_algs[c.alg].fn.alltoallv(tmp, rcounts, rdispls, rdt, rbuf, rcounts,
-                                                   rdispls, rdt, pc, c.param);
+                                                   rdispls, rdt, &ctx);
         aot_coll_free(raw);
         return rc;
     }
     return aot_coll_algs[c.alg].fn.alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
-                                             rdispls, rdt, pc, c.param);
+                                             rdispls, rdt, &ctx);
 }
 
 int aot_coll_barrier(MPI_Comm comm)
 {
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Barrier);
     struct aot_coll_choice c;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
     int rc;
 
     if (!s)
@@ -486,10 +499,10 @@ int aot_coll_barrier(MPI_Comm comm)
     aot_pick(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, s->size, s->rank, 0, 1, &c);
     if (c.alg == AOT_COLL_BARRIER)
         return PMPI_Barrier(comm);
-    rc = aot_comm_private(s, comm, &pc);
+    rc = aot_comm_private(s, comm, c.param, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    return aot_coll_algs[c.alg].fn.barrier(pc, c.param);
+    return aot_coll_algs[c.alg].fn.barrier(&ctx);
 }
 
 /* ---------------------------------------------------------------- start-up and shutdown */

@@ -7,16 +7,16 @@
  * Restrictions: none.
  * Cost = ceil(lg p)α + (p-1)mβ + local packing of 2pm bytes
  *   (m: bytes of one block)
- * Engine: allgather_radix.c.
+ * Engine: engines/allgather_radix.c.
  */
 #include "coll_internal.h"
 
 int aot_allgather_bruck(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                        MPI_Datatype rdt, MPI_Comm comm, long param)
+                        MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     int radix[31], n = 0, p;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     for (int w = 1; w < p; w *= 2)
         radix[n++] = 2;

@@ -13,12 +13,13 @@
 #include "coll_internal.h"
 
 int aot_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                               int rcount, MPI_Datatype rdt, MPI_Comm comm, long param)
+                               int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
+    const struct aot_coll_ctx sub = aot_coll_ctx_with(ctx, 0);
     MPI_Aint lb, ext;
     int p, rank, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &ext);
@@ -43,6 +44,6 @@ int aot_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype sdt, v
         rc = PMPI_Send(sbuf, scount, sdt, 0, AOT_TAG_ALLGATHER, comm);
     }
     if (rc == MPI_SUCCESS)
-        rc = aot_bcast_binomial(rbuf, p * rcount, rdt, 0, comm, 0);
+        rc = aot_bcast_binomial(rbuf, p * rcount, rdt, 0, &sub);
     return rc;
 }

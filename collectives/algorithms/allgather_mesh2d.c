@@ -8,16 +8,16 @@
  * Restrictions: none (the torus wraps, so any p works).
  * Cost = (c + ceil(p/c) - 2)α + (p-1)mβ + local packing of 2pm bytes
  *   (m: bytes of one block)
- * Engine: allgather_radix.c.
+ * Engine: engines/allgather_radix.c.
  */
 #include "coll_internal.h"
 
 int aot_allgather_mesh2d(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                         MPI_Datatype rdt, MPI_Comm comm, long param)
+                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     int radix[3], n, p;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     n = aot_coll_mesh_radix(p, 2, radix);
     return aot_allgather_radix(sbuf, scount, sdt, rbuf, rcount, rdt, comm, radix, n);

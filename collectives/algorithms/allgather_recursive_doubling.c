@@ -14,12 +14,12 @@
 #include "coll_internal.h"
 
 int aot_allgather_recursive_doubling(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                                     int rcount, MPI_Datatype rdt, MPI_Comm comm, long param)
+                                     int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     MPI_Aint lb, ext;
     int p, rank, pof2, rem, newrank, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &ext);

@@ -9,13 +9,13 @@
  * Restrictions: none.
  * Cost = 2(p-1)α + (p-1)mβ
  *   (m: bytes of one block)
- * Engine: allgather_exchange.c.
+ * Engine: engines/allgather_exchange.c.
  */
 #include "coll_internal.h"
 
 int aot_allgather_ring_light_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                                     int rcount, MPI_Datatype rdt, MPI_Comm comm, long param)
+                                     int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_allgather_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 0, AOT_SYNC_LIGHT, 0);
 }

@@ -7,13 +7,13 @@
  * Restrictions: none.
  * Cost = (p-1)α + (p-1)mβ, with contention: every rank starts with the same peer
  *   (m: bytes of one block)
- * Engine: allgather_posted.c.
+ * Engine: engines/allgather_posted.c.
  */
 #include "coll_internal.h"
 
 int aot_allgather_simple(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                         MPI_Datatype rdt, MPI_Comm comm, long param)
+                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_allgather_posted(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 0);
 }

@@ -8,15 +8,15 @@
  * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
  * Cost = (p-1)α + (p-1)mβ + (p-2)B
  *   (m: bytes of the largest block; B: one PMPI_Barrier, about ceil(lg p) small messages)
- * Engine: allgatherv_exchange.c.
+ * Engine: engines/allgatherv_exchange.c.
  */
 #include "coll_internal.h"
 
 int aot_allgatherv_pair_mpi_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                     const int *rcounts, const int *displs, MPI_Datatype rdt,
-                                    MPI_Comm comm, long param)
+                                    const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_allgatherv_exchange(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 1,
                                    AOT_SYNC_MPI, 0);
 }

@@ -17,14 +17,14 @@
 
 int aot_allgatherv_recursive_doubling(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                       const int *rcounts, const int *displs, MPI_Datatype rdt,
-                                      MPI_Comm comm, long param)
+                                      const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     struct aot_dt rd;
     size_t *off = NULL;
     char *packed = NULL;
     int p, rank, pof2, rem, newrank, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(rdt, &rd);

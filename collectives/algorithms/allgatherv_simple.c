@@ -13,14 +13,14 @@
 #include "coll_internal.h"
 
 int aot_allgatherv_simple(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                          const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm,
-                          long param)
+                          const int *rcounts, const int *displs, MPI_Datatype rdt,
+                          const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     MPI_Aint lb, rext;
     MPI_Request *req;
     int p, rank, n = 0, rc = MPI_SUCCESS;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &rext);

@@ -14,14 +14,14 @@
 #include "coll_internal.h"
 
 int aot_allreduce_allgather(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                            MPI_Comm comm, long param)
+                            const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw = NULL, *all, *acc;
     int p, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     rc = aot_coll_dt(dt, &d);
     if (rc != MPI_SUCCESS)
@@ -29,7 +29,7 @@ int aot_allreduce_allgather(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     all = aot_coll_tmp((MPI_Aint) p * count, &d, &raw);
     if (!all)
         return MPI_ERR_NO_MEM;
-    rc = aot_coll_run_allgather(in, count, dt, all, count, dt, comm);
+    rc = aot_coll_run_allgather(in, count, dt, all, count, dt, ctx);
     acc = AOT_AT(all, (MPI_Aint) (p - 1) * count, d.extent);
     for (int j = p - 2; j >= 0 && rc == MPI_SUCCESS; j--)
         rc = aot_coll_reduce_local(AOT_AT(all, (MPI_Aint) j * count, d.extent), acc, count, dt,

@@ -2,7 +2,7 @@
  * allreduce_rabenseifner.c: allreduce, Rabenseifner.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Algorithm: Rabenseifner -- reduce-scatter by recursive halving (coll_halving.c) over pof2
+ * Algorithm: Rabenseifner -- reduce-scatter by recursive halving (engines/coll_halving.c) over pof2
  * units of the vector, then allgather by recursive doubling, undoing the halving level by
  * level.  Non-powers of two: the first 2*rem ranks pair up before (the even rank hands its
  * vector to the odd one) and after (the odd rank returns the result).
@@ -17,13 +17,13 @@
 #include "coll_internal.h"
 
 int aot_allreduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                               MPI_Op op, MPI_Comm comm, long param)
+                               MPI_Op op, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     struct aot_halving h;
     struct aot_dt d;
     int *uoff, commute, rc;
 
-    (void) param;
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Algorithm: Rabenseifner variation 1 -- the reduce-scatter of Rabenseifner (recursive
- * halving, coll_halving.c) leaves every rank with one chunk of b = ceil(n/p) elements, then
+ * halving, engines/coll_halving.c) leaves every rank with one chunk of b = ceil(n/p) elements, then
  * the allgather is the one autoopt selects for an allgather of b elements (forced, tuned or
  * native).  The halving works on p chunks grouped into pof2 units: the unit a newrank ends
  * with is the bit reversal of the newrank, so unit q holds two chunks when newrank
@@ -28,8 +28,9 @@ static int aot_bitrev(int x, int bits)
 }
 
 int aot_allreduce_rabenseifner_v1(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                                  MPI_Op op, MPI_Comm comm, long param)
+                                  MPI_Op op, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_halving h;
     struct aot_dt d;
@@ -37,7 +38,6 @@ int aot_allreduce_rabenseifner_v1(const void *sbuf, void *rbuf, int count, MPI_D
     int *co = NULL, *uoff = NULL, *chunk = NULL;
     int commute, b, rc;
 
-    (void) param;
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);
@@ -86,7 +86,7 @@ int aot_allreduce_rabenseifner_v1(const void *sbuf, void *rbuf, int count, MPI_D
 #undef AOT_CHUNK
     if (rc == MPI_SUCCESS)
         rc = aot_coll_run_allgather(AOT_AT(work, (MPI_Aint) chunk[h.rank] * b, d.extent), b, dt,
-                                    gath, b, dt, comm);
+                                    gath, b, dt, ctx);
     for (int j = 0; j < h.p && rc == MPI_SUCCESS; j++) {
         int first = chunk[j] * b;
         int len = first < count ? (count - first < b ? count - first : b) : 0;

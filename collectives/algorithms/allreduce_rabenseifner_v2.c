@@ -17,14 +17,14 @@
 #include "coll_internal.h"
 
 int aot_allreduce_rabenseifner_v2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                                  MPI_Op op, MPI_Comm comm, long param)
+                                  MPI_Op op, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw_s = NULL, *raw_r = NULL, *sendv, *recvv, *acc;
     int p, rank, b, mine, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(dt, &d);
@@ -40,13 +40,13 @@ int aot_allreduce_rabenseifner_v2(const void *sbuf, void *rbuf, int count, MPI_D
     }
     rc = aot_coll_copy(in, count, dt, sendv, count, dt);   /* the padding stays zero */
     if (rc == MPI_SUCCESS)
-        rc = aot_coll_run_alltoall(sendv, b, dt, recvv, b, dt, comm);
+        rc = aot_coll_run_alltoall(sendv, b, dt, recvv, b, dt, ctx);
     /* x0 op (x1 op (... op x(p-1))) over my chunk, accumulated in the last slot */
     acc = AOT_AT(recvv, (MPI_Aint) (p - 1) * b, d.extent);
     for (int j = p - 2; j >= 0 && rc == MPI_SUCCESS; j--)
         rc = aot_coll_reduce_local(AOT_AT(recvv, (MPI_Aint) j * b, d.extent), acc, mine, dt, op);
     if (rc == MPI_SUCCESS)
-        rc = aot_coll_run_allgather(acc, b, dt, sendv, b, dt, comm);
+        rc = aot_coll_run_allgather(acc, b, dt, sendv, b, dt, ctx);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_copy(sendv, count, dt, rbuf, count, dt);
 out:

@@ -16,14 +16,14 @@
 #include "coll_internal.h"
 
 int aot_allreduce_recursive_doubling(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                                     MPI_Op op, MPI_Comm comm, long param)
+                                     MPI_Op op, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     struct aot_halving h;       /* only for the pairing of the extra ranks */
     struct aot_dt d;
     void *raw = NULL, *acc = rbuf, *other;
     int rc;
 
-    (void) param;
     rc = aot_coll_dt(dt, &d);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         rc = aot_coll_copy(sbuf, count, dt, rbuf, count, dt);

@@ -11,17 +11,16 @@
 #include "coll_internal.h"
 
 int aot_allreduce_reduce_bcast(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                               MPI_Op op, MPI_Comm comm, long param)
+                               MPI_Op op, const struct aot_coll_ctx *ctx)
 {
-    int rank, rc;
+    const struct aot_coll_ctx sub = aot_coll_ctx_with(ctx, 0);
+    int rank = ctx->rank, rc;
 
-    (void) param;
-    PMPI_Comm_rank(comm, &rank);
     /* away from the root the reduce reads its input from sbuf, or from rbuf when in place */
     if (rank != 0 && sbuf == MPI_IN_PLACE)
         sbuf = rbuf;
-    rc = aot_reduce_binomial(sbuf, rbuf, count, dt, op, 0, comm, 0);
+    rc = aot_reduce_binomial(sbuf, rbuf, count, dt, op, 0, &sub);
     if (rc == MPI_SUCCESS)
-        rc = aot_bcast_binomial(rbuf, count, dt, 0, comm, 0);
+        rc = aot_bcast_binomial(rbuf, count, dt, 0, &sub);
     return rc;
 }

@@ -16,13 +16,13 @@
 #include "coll_internal.h"
 
 int aot_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm, long param)
+                       const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     struct aot_dt d;
     void *raw = NULL, *tmp;
     int p, rank, left, right, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(dt, &d);

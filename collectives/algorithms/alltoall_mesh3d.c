@@ -8,16 +8,16 @@
  * Restrictions: none (the torus wraps, so any p works).
  * Cost ≈ 3(cbrt(p)-1)α + 3(p - p/cbrt(p))mβ + local packing of 3pm bytes
  *   (m: bytes of one block)
- * Engine: alltoall_radix.c.
+ * Engine: engines/alltoall_radix.c.
  */
 #include "coll_internal.h"
 
 int aot_alltoall_mesh3d(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                        MPI_Datatype rdt, MPI_Comm comm, long param)
+                        MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     int radix[3], n, p;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     n = aot_coll_mesh_radix(p, 3, radix);
     return aot_alltoall_radix(sbuf, scount, sdt, rbuf, rcount, rdt, comm, radix, n, 0);

@@ -9,13 +9,13 @@
  * Cost = (p-1)α + (p-1)mβ + (p-2)B
  *   (m: bytes of one block, p blocks per rank; B: one PMPI_Barrier, about ceil(lg p) small
  * messages)
- * Engine: alltoall_exchange.c.
+ * Engine: engines/alltoall_exchange.c.
  */
 #include "coll_internal.h"
 
 int aot_alltoall_pair_mpi_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                                  int rcount, MPI_Datatype rdt, MPI_Comm comm, long param)
+                                  int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_alltoall_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 1, AOT_SYNC_MPI, 0);
 }

@@ -7,16 +7,16 @@
  * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
  * Cost = lg p·α + lg p·(p/2)mβ + local packing of 3pm bytes
  *   (m: bytes of one block)
- * Engine: alltoall_radix.c (radix 2, XOR partners).
+ * Engine: engines/alltoall_radix.c (radix 2, XOR partners).
  */
 #include "coll_internal.h"
 
 int aot_alltoall_recursive_doubling(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                                    int rcount, MPI_Datatype rdt, MPI_Comm comm, long param)
+                                    int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     int radix[31], n = 0, p;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     for (int w = 1; w < p; w *= 2)
         radix[n++] = 2;

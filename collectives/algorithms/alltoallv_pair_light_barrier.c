@@ -9,16 +9,16 @@
  * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
  * Cost = 2(p-1)α + (p-1)mβ
  *   (m: bytes of the largest block)
- * Engine: alltoallv_exchange.c.
+ * Engine: engines/alltoallv_exchange.c.
  */
 #include "coll_internal.h"
 
 int aot_alltoallv_pair_light_barrier(const void *sbuf, const int *scounts, const int *sdispls,
                                      MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                     const int *rdispls, MPI_Datatype rdt, MPI_Comm comm,
-                                     long param)
+                                     const int *rdispls, MPI_Datatype rdt,
+                                     const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_alltoallv_exchange(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, 1,
                                   AOT_SYNC_LIGHT, 0);
 }

@@ -8,15 +8,16 @@
  * Restrictions: none.
  * Cost = (p-1)α + (p-1)mβ + (p-2)B
  *   (m: bytes of the largest block; B: one PMPI_Barrier, about ceil(lg p) small messages)
- * Engine: alltoallv_exchange.c.
+ * Engine: engines/alltoallv_exchange.c.
  */
 #include "coll_internal.h"
 
 int aot_alltoallv_ring_mpi_barrier(const void *sbuf, const int *scounts, const int *sdispls,
                                    MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                   const int *rdispls, MPI_Datatype rdt, MPI_Comm comm, long param)
+                                   const int *rdispls, MPI_Datatype rdt,
+                                   const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_alltoallv_exchange(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, 0,
                                   AOT_SYNC_MPI, 0);
 }

@@ -7,15 +7,15 @@
  * Restrictions: none.
  * Cost = (p-1)α + (p-1)mβ, with contention: every rank starts with the same peer
  *   (m: bytes of the largest block)
- * Engine: alltoallv_posted.c.
+ * Engine: engines/alltoallv_posted.c.
  */
 #include "coll_internal.h"
 
 int aot_alltoallv_simple(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
-                         MPI_Datatype rdt, MPI_Comm comm, long param)
+                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_alltoallv_posted(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm,
                                 0);
 }

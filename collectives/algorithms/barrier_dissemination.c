@@ -9,11 +9,11 @@
  */
 #include "coll_internal.h"
 
-int aot_barrier_dissemination(MPI_Comm comm, long param)
+int aot_barrier_dissemination(const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     int p, rank, rc = MPI_SUCCESS;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1)

@@ -10,11 +10,11 @@
  */
 #include "coll_internal.h"
 
-int aot_barrier_recursive_doubling(MPI_Comm comm, long param)
+int aot_barrier_recursive_doubling(const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     int p, rank, pof2, rc = MPI_SUCCESS;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     pof2 = aot_coll_pof2_floor(p);

@@ -10,8 +10,10 @@
  */
 #include "coll_internal.h"
 
-int aot_barrier_tree(MPI_Comm comm, long param)
+int aot_barrier_tree(const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
+    long param = ctx->param;
     MPI_Request req[1024];
     int p, rank, k = param < 2 ? 2 : param > 1024 ? 1024 : (int) param, n = 0;
     int rc = MPI_SUCCESS;

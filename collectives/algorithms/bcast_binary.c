@@ -10,13 +10,14 @@
  */
 #include "coll_internal.h"
 
-int aot_bcast_binary(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, long param)
+int aot_bcast_binary(void *buf, int count, MPI_Datatype dt, int root,
+                     const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     struct aot_bnode nd;
     MPI_Request req[2];
     int p, rank, n = 0, rc = MPI_SUCCESS;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     aot_coll_binary_node((rank - root + p) % p, p, &nd);

@@ -12,8 +12,10 @@
 
 #include "coll_internal.h"
 
-int aot_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, long param)
+int aot_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
+    long param = ctx->param;
     MPI_Request *req = NULL;
     MPI_Aint lb, ext;
     int p, rank, vrank, tsz, seg, nseg, n = 0, rc = MPI_SUCCESS;

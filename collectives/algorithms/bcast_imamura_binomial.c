@@ -6,13 +6,13 @@
  * whole message to the leader of the upper half (a binomial tree built by halving).
  * Restrictions: none.
  * Cost = ceil(lg p)(α + nβ)   (n: bytes of the message)
- * Engine: bcast_csm.c.
+ * Engine: engines/bcast_csm.c.
  */
 #include "coll_internal.h"
 
-int aot_bcast_imamura_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                               long param)
+int aot_bcast_imamura_binomial(void *buf, int count, MPI_Datatype dt, int root,
+                               const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_bcast_csm(buf, count, dt, root, comm, "", 0);
 }

@@ -9,13 +9,15 @@
  * Restrictions: none.
  * Cost = jα + (1 - 2^-j)nβ + (ceil(lg p) - j)(α + 2^-j·nβ) + jα + (1 - 2^-j)nβ
  *   (n: bytes of the message)
- * Engine: bcast_csm.c.
+ * Engine: engines/bcast_csm.c.
  */
 #include "coll_internal.h"
 
-int aot_bcast_imamura_hybrid1(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                              long param)
+int aot_bcast_imamura_hybrid1(void *buf, int count, MPI_Datatype dt, int root,
+                              const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
+    long param = ctx->param;
     char ops[32];
     int j = param < 0 ? 0 : param > 31 ? 31 : (int) param;
 

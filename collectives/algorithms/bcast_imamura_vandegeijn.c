@@ -7,13 +7,13 @@
  * Restrictions: none.
  * Cost = 2ceil(lg p)α + 2((p-1)/p)nβ   (n: bytes of the message; p a power of two,
  *   about one extra α + (n/p)β per level otherwise)
- * Engine: bcast_csm.c.
+ * Engine: engines/bcast_csm.c.
  */
 #include "coll_internal.h"
 
-int aot_bcast_imamura_vandegeijn(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                                 long param)
+int aot_bcast_imamura_vandegeijn(void *buf, int count, MPI_Datatype dt, int root,
+                                 const struct aot_coll_ctx *ctx)
 {
-    (void) param;
+    MPI_Comm comm = ctx->comm;
     return aot_bcast_csm(buf, count, dt, root, comm, "SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS", 32);
 }

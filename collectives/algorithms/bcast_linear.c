@@ -10,12 +10,13 @@
 
 #include "coll_internal.h"
 
-int aot_bcast_linear(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, long param)
+int aot_bcast_linear(void *buf, int count, MPI_Datatype dt, int root,
+                     const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     MPI_Request *req;
     int p, rank, n = 0, rc = MPI_SUCCESS;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     if (rank != root)

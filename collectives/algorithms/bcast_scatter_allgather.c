@@ -10,13 +10,13 @@
  */
 #include "coll_internal.h"
 
-int aot_bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                                long param)
+int aot_bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root,
+                                const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     MPI_Aint lb, ext;
     int p, rank, vrank, mask = 1, rc = MPI_SUCCESS;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     if (p == 1)

@@ -12,16 +12,16 @@
  */
 #include "coll_internal.h"
 
-int aot_bcast_split_binary(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                           long param)
+int aot_bcast_split_binary(void *buf, int count, MPI_Datatype dt, int root,
+                           const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     struct aot_bnode top, nd;
     MPI_Request req[3];
     MPI_Aint lb, ext;
     int p, rank, vrank, n = 0, rc = MPI_SUCCESS;
     int half[2][2], side, nleft, nright;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     if (p == 1)

@@ -16,8 +16,9 @@
 #include "coll_internal.h"
 
 int aot_reduce_binary(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                      int root, MPI_Comm comm, long param)
+                      int root, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_bnode nd;
     struct aot_dt d;
@@ -25,7 +26,6 @@ int aot_reduce_binary(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     void *raw[2] = {NULL, NULL}, *child[2] = {NULL, NULL};
     int p, rank, commute, troot, nchild = 0, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);

@@ -15,8 +15,10 @@
 #include "coll_internal.h"
 
 int aot_reduce_chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                     int root, MPI_Comm comm, long param)
+                     int root, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
+    long param = ctx->param;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     MPI_Request *req = NULL;

@@ -13,14 +13,14 @@
 #include "coll_internal.h"
 
 int aot_reduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                      int root, MPI_Comm comm, long param)
+                      int root, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw1 = NULL, *raw2 = NULL, *acc, *tmp;
     int p, rank, rc;
 
-    (void) param;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     if (rank != root)

@@ -2,7 +2,7 @@
  * reduce_rabenseifner.c: reduce, Rabenseifner.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Algorithm: Rabenseifner -- reduce-scatter by recursive halving (coll_halving.c), then a
+ * Algorithm: Rabenseifner -- reduce-scatter by recursive halving (engines/coll_halving.c), then a
  * binomial gather that undoes the halving level by level towards the root's newrank.
  * Non-powers of two: the first 2*rem ranks pair up before the halving; when the root is one of
  * the even ranks that sat out, its odd partner gathers and forwards the result.
@@ -16,15 +16,15 @@
 #include "coll_internal.h"
 
 int aot_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                            int root, MPI_Comm comm, long param)
+                            int root, const struct aot_coll_ctx *ctx)
 {
+    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_halving h;
     struct aot_dt d;
     void *raw = NULL, *work;
     int *uoff = NULL, commute, target, holder, rc;
 
-    (void) param;
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);
