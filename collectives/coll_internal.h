@@ -1,14 +1,22 @@
 /*
- * coll_internal.h: what the files of collectives/ share -- the registry, the decision, the
- * helpers every algorithm uses, and the prototypes of all algorithms.
+ * coll_internal.h: what the files of collectives/ share -- the context of a call, the registry,
+ * the decision, the helpers every algorithm uses, the shared engines and the prototypes of all
+ * algorithms.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * An algorithm has the arguments of its collective plus one `long param` (the value of its
- * parameter, 0 when it has none), and always runs on autoopt's private duplicate of the user's
- * communicator, so its messages never meet the program's own.  It calls PMPI_* only, returns
- * an MPI error code, and never sees MPI_IN_PLACE for allgather, allgatherv, alltoall and
- * alltoallv (the runner turns it into an explicit send buffer; see coll_run.c).  Allreduce and
- * reduce algorithms do handle MPI_IN_PLACE.
+ * The folder (docs/collectives.md, "Layout"): algorithms/ holds one file per registered
+ * algorithm, engines/ the bodies that families of algorithms share, and the top the runner
+ * (coll_run.c), the context (coll_ctx.c), the registry and decision, the tuning file, the
+ * helpers (coll_util.c) and the headers.
+ *
+ * An algorithm has the arguments of its collective plus one `const struct aot_coll_ctx *ctx`:
+ * autoopt's private duplicate of the user's communicator with its size and rank, the value of
+ * the algorithm's parameter (0 when it has none), and the hierarchy of hosts computed on first
+ * use (aot_coll_hier).  It runs on ctx->comm only, so its messages never meet the program's
+ * own.  It calls PMPI_* only, returns an MPI error code, and never sees MPI_IN_PLACE for
+ * allgather, allgatherv, alltoall and alltoallv (the runner turns it into an explicit send
+ * buffer; see coll_run.c).  Allreduce and reduce algorithms do handle MPI_IN_PLACE.  Engines
+ * (engines/) take a plain MPI_Comm.
  */
 #ifndef AOT_COLL_INTERNAL_H_INCLUDED
 #define AOT_COLL_INTERNAL_H_INCLUDED
@@ -21,25 +29,90 @@
 #include "aot_coll.h"
 #include "aot_tuning.h"
 
+/* ---------------------------------------------------------------- the context of a call */
+
+/* Which ranks of a communicator share a host (aot_coll_hier).  Two ranks share a host when
+ * MPI_Get_processor_name gives both the same name AND MPI_COMM_TYPE_SHARED puts them in one
+ * communicator: names first, because in the emulated cluster (network namespaces started by one
+ * launcher) MPI_COMM_TYPE_SHARED alone lumps every rank together.  Hosts are numbered in the
+ * order of their lowest rank; all ranks are ranks of the context's communicator. */
+struct aot_coll_hier {
+    int nhosts;
+    const int *host;        /* [size] host of each rank */
+    const int *host_size;   /* [nhosts] ranks on each host */
+    const int *leader;      /* [nhosts] the lowest rank of each host */
+    const int *first;       /* [nhosts + 1] host h holds members[first[h] .. first[h + 1]) */
+    const int *members;     /* [size] the ranks host by host, ascending within a host */
+    int my_host;            /* host of this rank */
+    int local_rank;         /* this rank's place among the ranks of its host (0: the leader) */
+    int local_size;         /* host_size[my_host] */
+    /* The switch of each host, from a topology description (not read yet: nswitches is -1
+     * and switch_of NULL until the topology parser exists). */
+    int nswitches;
+    const int *switch_of;   /* [nhosts] */
+};
+
+/* What a context computes on first use, shared by every copy of the context (coll_ctx.c). */
+struct aot_coll_lazy;
+
+/* The context an algorithm runs in.  The runner keeps one per user communicator (an attribute,
+ * freed with the communicator, coll_run.c) and hands each call a copy with the parameter of
+ * the algorithm it chose; copies share `lazy`, so what one call computes the next ones reuse. */
+struct aot_coll_ctx {
+    MPI_Comm comm;                  /* autoopt's private duplicate of the user's communicator */
+    int size, rank;                 /* of comm */
+    long param;                     /* the algorithm's parameter, 0 when it has none */
+    struct aot_coll_lazy *lazy;     /* use through aot_coll_hier() */
+};
+
+/* Sets ctx up for comm, a communicator the caller owns and keeps until aot_coll_ctx_destroy
+ * (the runner's private duplicate, or the tuner's): size, rank, param 0, nothing computed.
+ * Local, no communication.  MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int aot_coll_ctx_init(struct aot_coll_ctx *ctx, MPI_Comm comm);
+/* Frees what ctx computed (not comm).  ctx->lazy NULL (never initialised) is fine. */
+void aot_coll_ctx_destroy(struct aot_coll_ctx *ctx);
+
+/* A copy of ctx for running another algorithm with parameter param (allreduce reduce_bcast
+ * runs reduce binomial; the nested selections run what they select). */
+static inline struct aot_coll_ctx aot_coll_ctx_with(const struct aot_coll_ctx *ctx, long param)
+{
+    struct aot_coll_ctx c = *ctx;
+    c.param = param;
+    return c;
+}
+
+/* The hierarchy of ctx->comm in *out, valid until aot_coll_ctx_destroy.  The first call on a
+ * context is COLLECTIVE over ctx->comm (an allreduce of an out-of-memory flag, two allgathers
+ * on ctx->comm, a split by MPI_COMM_TYPE_SHARED and an allgather on the split); later calls
+ * are local.  So every rank of the communicator must make its first call at the same point:
+ * an algorithm that uses the hierarchy calls aot_coll_hier on every rank, before anything that
+ * depends on the rank or the root, every time it runs (the decision that chose it is the same
+ * on every rank, so every rank computes the hierarchy in the same call).  No lock: MPI lets
+ * only one collective at a time run on a communicator, and under MPI_THREAD_MULTIPLE autoopt's
+ * collectives are off.  MPI_SUCCESS, MPI_ERR_NO_MEM on every rank when one rank ran out of
+ * memory, or the error of an MPI call. */
+int aot_coll_hier(const struct aot_coll_ctx *ctx, const struct aot_coll_hier **out);
+
 /* ---------------------------------------------------------------- algorithm signatures */
 
 typedef int aot_allreduce_fn(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                             MPI_Op op, MPI_Comm comm, long param);
-typedef int aot_bcast_fn(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                         long param);
+                             MPI_Op op, const struct aot_coll_ctx *ctx);
+typedef int aot_bcast_fn(void *buf, int count, MPI_Datatype dt, int root,
+                         const struct aot_coll_ctx *ctx);
 typedef int aot_reduce_fn(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                          int root, MPI_Comm comm, long param);
+                          int root, const struct aot_coll_ctx *ctx);
 typedef int aot_allgather_fn(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                             int rcount, MPI_Datatype rdt, MPI_Comm comm, long param);
+                             int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx);
 typedef int aot_allgatherv_fn(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                               const int *rcounts, const int *displs, MPI_Datatype rdt,
-                              MPI_Comm comm, long param);
+                              const struct aot_coll_ctx *ctx);
 typedef int aot_alltoall_fn(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                            int rcount, MPI_Datatype rdt, MPI_Comm comm, long param);
+                            int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx);
 typedef int aot_alltoallv_fn(const void *sbuf, const int *scounts, const int *sdispls,
                              MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                             const int *rdispls, MPI_Datatype rdt, MPI_Comm comm, long param);
-typedef int aot_barrier_fn(MPI_Comm comm, long param);
+                             const int *rdispls, MPI_Datatype rdt,
+                             const struct aot_coll_ctx *ctx);
+typedef int aot_barrier_fn(const struct aot_coll_ctx *ctx);
 
 union aot_coll_fn {
 #define AOT_X(upper, lower) aot_##lower##_fn *lower;
@@ -150,12 +223,19 @@ int aot_coll_reproducible_default(enum aot_coll_kind kind, uint64_t bytes);
 void aot_coll_set_tuning(const struct aot_tuning *t);
 
 /* Run the algorithm the policy selects for an allgather / alltoall made by another algorithm
- * (Rabenseifner variations, allgather-based allreduce) on the private communicator pcomm.
- * sbuf may be MPI_IN_PLACE. */
+ * (Rabenseifner variations, allgather-based allreduce) in the caller's context (its private
+ * communicator; the selected algorithm gets its own parameter).  sbuf may be MPI_IN_PLACE. */
 int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                           int rcount, MPI_Datatype rdt, MPI_Comm pcomm);
+                           int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx);
 int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                          int rcount, MPI_Datatype rdt, MPI_Comm pcomm);
+                          int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx);
+
+/* MPI's own reduce and allgatherv on any communicator, with autoopt's workarounds of MPICH
+ * bugs (native.c); the runner calls them on the user's communicator. */
+int aot_reduce_pmpi(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    int root, MPI_Comm comm);
+int aot_allgatherv_pmpi(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                        const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm);
 
 /* ---------------------------------------------------------------- helpers (coll_util.c) */
 
@@ -266,6 +346,9 @@ static inline void aot_coll_binary_node(int v, int p, struct aot_bnode *n)
 }
 
 /* ---------------------------------------------------------------- shared engines */
+
+/* The shared engines live in engines/ and take a plain communicator (the algorithm passes
+ * ctx->comm). */
 
 /* Ring and pair families (alltoall_exchange.c, alltoallv_exchange.c, allgather_exchange.c,
  * allgatherv_exchange.c): pair = 0 gives ring steps, pair = 1 XOR steps (power of two). */

@@ -9,10 +9,12 @@
  *   allgather, alltoall        bytes = rcount * size(rdt)  (one block, as OSU reports it)
  *   allgatherv                 bytes = sum(rcounts) * size(rdt) / comm size
  *   alltoallv, barrier         bytes = 0 (alltoallv counts differ by rank)
- * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs on a
- * private duplicate, made at the first call that needs it (every rank makes the same decision,
- * so every rank calls PMPI_Comm_dup in the same collective) and cached in an attribute whose
- * delete callback frees it with the user's communicator.
+ * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs in the
+ * communicator's context (struct aot_coll_ctx, coll_internal.h) on a private duplicate, made at
+ * the first call that needs it (every rank makes the same decision, so every rank calls
+ * PMPI_Comm_dup in the same collective).  The context is cached in an attribute whose delete
+ * callback frees it, the duplicate and what the context computed (coll_ctx.c) with the user's
+ * communicator.  Each call gets a copy of the context with the chosen algorithm's parameter.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,8 @@
 #include "coll_internal.h"
 
 struct aot_comm_state {
-    MPI_Comm dup;       /* private duplicate, MPI_COMM_NULL until an algorithm needs it */
+    struct aot_coll_ctx ctx;    /* ctx.comm: the private duplicate, MPI_COMM_NULL until an
+                                 * algorithm needs it */
     int inter;          /* intercommunicator: always native */
     int size, rank;
     struct aot_online_comm *online;   /* AUTOOPT_TUNE=online: its keys (coll_online_run.c) */
@@ -50,8 +53,9 @@ static int aot_comm_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void) comm;
     (void) keyval;
     (void) extra;
-    if (s->dup != MPI_COMM_NULL)
-        PMPI_Comm_free(&s->dup);
+    aot_coll_ctx_destroy(&s->ctx);
+    if (s->ctx.comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&s->ctx.comm);
     free(s);
     return MPI_SUCCESS;
 }
@@ -72,7 +76,7 @@ static int aot_comm_state(MPI_Comm comm, struct aot_comm_state **out)
     s = calloc(1, sizeof(*s));
     if (!s)
         return MPI_ERR_NO_MEM;
-    s->dup = MPI_COMM_NULL;
+    s->ctx.comm = MPI_COMM_NULL;
     rc = PMPI_Comm_test_inter(comm, &s->inter);
     if (rc == MPI_SUCCESS && !s->inter)
         rc = PMPI_Comm_size(comm, &s->size);
@@ -88,13 +92,25 @@ static int aot_comm_state(MPI_Comm comm, struct aot_comm_state **out)
     return MPI_SUCCESS;
 }
 
-static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, MPI_Comm *pc)
+/* The context for running an algorithm with parameter param on comm (*ctx: a copy of the
+ * communicator's context), the private duplicate made if it does not exist yet. */
+static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, long param,
+                            struct aot_coll_ctx *ctx)
 {
-    int rc = MPI_SUCCESS;
-    if (s->dup == MPI_COMM_NULL)
-        rc = PMPI_Comm_dup(comm, &s->dup);
-    *pc = s->dup;
-    return rc;
+    if (s->ctx.comm == MPI_COMM_NULL) {
+        MPI_Comm dup;
+        int rc = PMPI_Comm_dup(comm, &dup);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        rc = aot_coll_ctx_init(&s->ctx, dup);
+        if (rc != MPI_SUCCESS) {
+            s->ctx.comm = MPI_COMM_NULL;
+            PMPI_Comm_free(&dup);
+            return rc;
+        }
+    }
+    *ctx = aot_coll_ctx_with(&s->ctx, param);
+    return MPI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- decision bookkeeping */
@@ -232,20 +248,19 @@ static void aot_choose(struct aot_comm_state *s, enum aot_coll_kind kind, int fn
         aot_pick(kind, fn, s->size, s->rank, bytes, commutative, c);
 }
 
-static int aot_comm_private(struct aot_comm_state *s, MPI_Comm comm, MPI_Comm *pc);
 
 /* After a call tuned online: the agreement, when this call ends a block or a window. */
 static int aot_online_done(struct aot_comm_state *s, MPI_Comm comm, struct aot_online_call *oc,
                            int rc)
 {
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
     int rc2;
 
     if (!oc->k || !aot_online_end(oc))
         return rc;
-    rc2 = aot_comm_private(s, comm, &pc);
+    rc2 = aot_comm_private(s, comm, 0, &ctx);
     if (rc2 == MPI_SUCCESS)
-        rc2 = aot_online_agree(oc, pc);
+        rc2 = aot_online_agree(oc, ctx.comm);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -254,33 +269,29 @@ static int aot_online_done(struct aot_comm_state *s, MPI_Comm comm, struct aot_o
 /* Allgather-type algorithms get the rank's own block as an explicit send buffer. */
 static int aot_run_allgather_alg(const struct aot_coll_choice *c, const void *sbuf, int scount,
                                  MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
-                                 MPI_Comm pc)
+                                 const struct aot_coll_ctx *ctx)
 {
     if (sbuf == MPI_IN_PLACE) {
         MPI_Aint lb, ext;
-        int rank;
-        PMPI_Comm_rank(pc, &rank);
         PMPI_Type_get_extent(rdt, &lb, &ext);
-        sbuf = AOT_AT(rbuf, (MPI_Aint) rank * rcount, ext);
+        sbuf = AOT_AT(rbuf, (MPI_Aint) ctx->rank * rcount, ext);
         scount = rcount;
         sdt = rdt;
     }
-    return aot_coll_algs[c->alg].fn.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, pc, c->param);
+    return aot_coll_algs[c->alg].fn.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, ctx);
 }
 
 /* Alltoall algorithms read a copy of the receive buffer. */
 static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbuf, int scount,
                                 MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
-                                MPI_Comm pc)
+                                const struct aot_coll_ctx *ctx)
 {
     struct aot_dt d;
     void *raw = NULL, *tmp;
-    int p, rc;
+    int p = ctx->size, rc;
 
     if (sbuf != MPI_IN_PLACE)
-        return aot_coll_algs[c->alg].fn.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, pc,
-                                                 c->param);
-    PMPI_Comm_size(pc, &p);
+        return aot_coll_algs[c->alg].fn.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx);
     rc = aot_coll_dt(rdt, &d);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -289,8 +300,7 @@ static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbu
         return MPI_ERR_NO_MEM;
     rc = aot_coll_copy(rbuf, p * rcount, rdt, tmp, p * rcount, rdt);
     if (rc == MPI_SUCCESS)
-        rc = aot_coll_algs[c->alg].fn.alltoall(tmp, rcount, rdt, rbuf, rcount, rdt, pc,
-                                               c->param);
+        rc = aot_coll_algs[c->alg].fn.alltoall(tmp, rcount, rdt, rbuf, rcount, rdt, ctx);
     aot_coll_free(raw);
     return rc;
 }
@@ -298,33 +308,35 @@ static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbu
 /* ---------------------------------------------------------------- nested selection */
 
 int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                           int rcount, MPI_Datatype rdt, MPI_Comm pcomm)
+                           int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     struct aot_coll_choice c;
-    int p, rank, tsz;
+    struct aot_coll_ctx sub;
+    int tsz;
 
-    PMPI_Comm_size(pcomm, &p);
-    PMPI_Comm_rank(pcomm, &rank);
     PMPI_Type_size(rdt, &tsz);
-    aot_pick(AOT_COLL_ALLGATHER, -1, p, rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_pick(AOT_COLL_ALLGATHER, -1, ctx->size, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1,
+             &c);
     if (c.alg == AOT_COLL_ALLGATHER)
-        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
-    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+        return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
+    sub = aot_coll_ctx_with(ctx, c.param);
+    return aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &sub);
 }
 
 int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                          int rcount, MPI_Datatype rdt, MPI_Comm pcomm)
+                          int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     struct aot_coll_choice c;
-    int p, rank, tsz;
+    struct aot_coll_ctx sub;
+    int tsz;
 
-    PMPI_Comm_size(pcomm, &p);
-    PMPI_Comm_rank(pcomm, &rank);
     PMPI_Type_size(rdt, &tsz);
-    aot_pick(AOT_COLL_ALLTOALL, -1, p, rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_pick(AOT_COLL_ALLTOALL, -1, ctx->size, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1,
+             &c);
     if (c.alg == AOT_COLL_ALLTOALL)
-        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
-    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pcomm);
+        return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
+    sub = aot_coll_ctx_with(ctx, c.param);
+    return aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &sub);
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -351,7 +363,7 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, commute, rc;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
@@ -360,8 +372,8 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                commute, &c, &oc);
     if (c.alg == AOT_COLL_ALLREDUCE)
         rc = PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
-        rc = aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, pc, c.param);
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.allreduce(sbuf, rbuf, count, dt, op, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -371,7 +383,7 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
@@ -380,8 +392,8 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
                &oc);
     if (c.alg == AOT_COLL_BCAST)
         rc = PMPI_Bcast(buf, count, dt, root, comm);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
-        rc = aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, pc, c.param);
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -392,7 +404,7 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, commute, rc;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
@@ -401,9 +413,9 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     aot_choose(s, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, (uint64_t) count * (uint64_t) tsz,
                commute, &c, &oc);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
-        rc = aot_reduce_native(sbuf, rbuf, count, dt, op, root, comm, 0);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
-        rc = aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, pc, c.param);
+        rc = aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.reduce(sbuf, rbuf, count, dt, op, root, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -414,7 +426,7 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -422,8 +434,8 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
                1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHER)
         rc = PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
-        rc = aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
+        rc = aot_run_allgather_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -435,7 +447,7 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     struct aot_coll_choice c;
     uint64_t total = 0;
     int tsz, rc;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
@@ -444,8 +456,8 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     aot_choose(s, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
                total * (uint64_t) tsz / (uint64_t) s->size, 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHERV) {  /* with the MPICH one-rank workaround, see native.c */
-        rc = aot_allgatherv_native(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 0);
-    } else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS) {
+        rc = aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    } else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS) {
         if (sbuf == MPI_IN_PLACE) {
             MPI_Aint lb, ext;
             PMPI_Type_get_extent(rdt, &lb, &ext);
@@ -454,7 +466,7 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
             sdt = rdt;
         }
         rc = aot_coll_algs[c.alg].fn.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
-                                                pc, c.param);
+                                                &ctx);
     }
     return aot_online_done(s, comm, &oc, rc);
 }
@@ -466,7 +478,7 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -474,8 +486,8 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
                1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALL)
         rc = PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
-        rc = aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, pc);
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
+        rc = aot_run_alltoall_alg(&c, sbuf, scount, sdt, rbuf, rcount, rdt, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -483,7 +495,8 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
 static int aot_run_alltoallv_alg(struct aot_comm_state *s, const struct aot_coll_choice *c,
                                  const void *sbuf, const int *scounts, const int *sdispls,
                                  MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rdt, MPI_Comm pc)
+                                 const int *rdispls, MPI_Datatype rdt,
+                                 const struct aot_coll_ctx *ctx)
 {
     struct aot_dt d;
     void *raw = NULL, *tmp;
@@ -491,7 +504,7 @@ static int aot_run_alltoallv_alg(struct aot_comm_state *s, const struct aot_coll
 
     if (sbuf != MPI_IN_PLACE)
         return aot_coll_algs[c->alg].fn.alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
-                                                  rdispls, rdt, pc, c->param);
+                                                  rdispls, rdt, ctx);
     for (int i = 0; i < s->size; i++)
         if (rcounts[i] > 0 && rdispls[i] + rcounts[i] > n)
             n = rdispls[i] + rcounts[i];
@@ -504,7 +517,7 @@ static int aot_run_alltoallv_alg(struct aot_comm_state *s, const struct aot_coll
     rc = aot_coll_copy(rbuf, n, rdt, tmp, n, rdt);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_algs[c->alg].fn.alltoallv(tmp, rcounts, rdispls, rdt, rbuf, rcounts,
-                                                rdispls, rdt, pc, c->param);
+                                                rdispls, rdt, ctx);
     aot_coll_free(raw);
     return rc;
 }
@@ -516,7 +529,7 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoallv);
     struct aot_online_call oc;
     struct aot_coll_choice c;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
     int rc;
 
     if (!s)
@@ -524,9 +537,9 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     aot_choose(s, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, 0, 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALLV)
         rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
         rc = aot_run_alltoallv_alg(s, &c, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
-                                   rdt, pc);
+                                   rdt, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -535,7 +548,7 @@ int aot_coll_barrier(MPI_Comm comm)
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Barrier);
     struct aot_online_call oc;
     struct aot_coll_choice c;
-    MPI_Comm pc;
+    struct aot_coll_ctx ctx;
     int rc;
 
     if (!s)
@@ -543,8 +556,8 @@ int aot_coll_barrier(MPI_Comm comm)
     aot_choose(s, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, 0, 1, &c, &oc);
     if (c.alg == AOT_COLL_BARRIER)
         rc = PMPI_Barrier(comm);
-    else if ((rc = aot_comm_private(s, comm, &pc)) == MPI_SUCCESS)
-        rc = aot_coll_algs[c.alg].fn.barrier(pc, c.param);
+    else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
+        rc = aot_coll_algs[c.alg].fn.barrier(&ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 

@@ -6,7 +6,8 @@
  * Restrictions: none.  Cost: that of the library's choice.
  *
  * The entry points in coll_run.c call PMPI_<Collective> on the user's communicator directly
- * when the decision is native; these functions are what the table holds, and what the
+ * when the decision is native (aot_reduce_pmpi and aot_allgatherv_pmpi for the two with
+ * workarounds); the aot_<coll>_native functions are what the table holds, and what the
  * benchmark and the tests reach when they run an algorithm by its table entry.
  */
 #include <stdlib.h>
@@ -14,30 +15,28 @@
 #include "coll_internal.h"
 
 int aot_allreduce_native(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                         MPI_Comm comm, long param)
+                         const struct aot_coll_ctx *ctx)
 {
-    (void) param;
-    return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
+    return PMPI_Allreduce(sbuf, rbuf, count, dt, op, ctx->comm);
 }
 
-int aot_bcast_native(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, long param)
+int aot_bcast_native(void *buf, int count, MPI_Datatype dt, int root,
+                     const struct aot_coll_ctx *ctx)
 {
-    (void) param;
-    return PMPI_Bcast(buf, count, dt, root, comm);
+    return PMPI_Bcast(buf, count, dt, root, ctx->comm);
 }
 
 /* MPICH 4.0.2 (and 4.1.1) crash in MPI_Reduce when the root is not rank 0 and passes
  * MPI_IN_PLACE, from about 600 ints up (MPIR_Reduce_intra_reduce_scatter_gather reads the
  * send buffer; pmodels/mpich#6540, fixed in 2023 by #6543).  Such a root hands MPI a copy of
  * its data instead -- legal, as only the root's own arguments change. */
-int aot_reduce_native(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                      int root, MPI_Comm comm, long param)
+int aot_reduce_pmpi(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    int root, MPI_Comm comm)
 {
     struct aot_dt d;
     void *raw = NULL, *copy;
     int rc;
 
-    (void) param;
     if (sbuf != MPI_IN_PLACE || root == 0 || count == 0)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
     rc = aot_coll_dt(dt, &d);
@@ -53,13 +52,19 @@ int aot_reduce_native(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     return rc;
 }
 
-int aot_allgather_native(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                         MPI_Datatype rdt, MPI_Comm comm, long param)
+int aot_reduce_native(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, const struct aot_coll_ctx *ctx)
 {
+    return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, ctx->comm);
+}
+
+int aot_allgather_native(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
     int rank;
     MPI_Aint lb, ext;
 
-    (void) param;
     /* The runner hands algorithms the own block as a send buffer; MPI wants MPI_IN_PLACE. */
     PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &ext);
@@ -68,16 +73,12 @@ int aot_allgather_native(const void *sbuf, int scount, MPI_Datatype sdt, void *r
     return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
 }
 
-int aot_allgatherv_native(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                          const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm,
-                          long param)
+int aot_allgatherv_pmpi(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                        const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
-    int rank;
+    int rank, size;
     MPI_Aint lb, ext;
 
-    int size;
-
-    (void) param;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     PMPI_Type_get_extent(rdt, &lb, &ext);
@@ -93,23 +94,27 @@ int aot_allgatherv_native(const void *sbuf, int scount, MPI_Datatype sdt, void *
     return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
 }
 
-int aot_alltoall_native(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                        MPI_Datatype rdt, MPI_Comm comm, long param)
+int aot_allgatherv_native(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                          const int *rcounts, const int *displs, MPI_Datatype rdt,
+                          const struct aot_coll_ctx *ctx)
 {
-    (void) param;
-    return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    return aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, ctx->comm);
+}
+
+int aot_alltoall_native(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                        MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
 }
 
 int aot_alltoallv_native(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
-                         MPI_Datatype rdt, MPI_Comm comm, long param)
+                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
-    (void) param;
-    return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+    return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, ctx->comm);
 }
 
-int aot_barrier_native(MPI_Comm comm, long param)
+int aot_barrier_native(const struct aot_coll_ctx *ctx)
 {
-    (void) param;
-    return PMPI_Barrier(comm);
+    return PMPI_Barrier(ctx->comm);
 }

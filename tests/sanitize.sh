@@ -14,9 +14,9 @@ status=0
 ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" || status=1
 # Everything else that can run: MPICH, UCX and mpiexec keep memory to the end of the process,
 # so no leak report.  Excluded:
-#   tools (bench, validate, netcluster, tune), coll.bench and coll.bench.tuned: they start
-#     runs with their own LD_PRELOAD, without the sanitizer runtimes that an uninstrumented
-#     mpiexec needs first;
+#   tools (bench, validate, netcluster, tune), label netcluster (coll.hier.netcluster.*),
+#     coll.bench and coll.bench.tuned: they start runs with their own LD_PRELOAD, without the
+#     sanitizer runtimes that an uninstrumented mpiexec needs first;
 #   install.consumer: builds a program against the installed, uninstrumented package;
 #   external (ScaLAPACK's BLACS tester): uninstrumented programs;
 #   native runs: they do not load autoopt;
@@ -25,6 +25,6 @@ ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" |
 #     fault (UCX's backtrace, autoopt's stack-overflow line); instrumented, UndefinedBehavior-
 #     Sanitizer stops the NULL store first and AddressSanitizer reports the overflow itself.
 ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
-    -LE "unit|fuzz|tools|install|external|native" \
+    -LE "unit|fuzz|tools|netcluster|install|external|native" \
     -E "^coll\.bench(\.tuned)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\." "$@" || status=1
 exit $status

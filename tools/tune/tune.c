@@ -545,46 +545,47 @@ static uint64_t measured_bytes(int kind, uint64_t bytes)
     return bytes;
 }
 
-/* One call of algorithm alg (registry index) with parameter param on comm (natives) or pcomm
- * (the repository's algorithms run on a private duplicate, as in the library). */
-static int run_one(int kind, int alg, long param, uint64_t bytes, MPI_Comm comm, MPI_Comm pcomm,
-                   int p)
+/* One call of algorithm alg (registry index) with parameter param on comm (natives) or in the
+ * context pctx (the repository's algorithms run on a private duplicate, as in the library). */
+static int run_one(int kind, int alg, long param, uint64_t bytes, MPI_Comm comm,
+                   const struct aot_coll_ctx *pctx, int p)
 {
     const union aot_coll_fn fn = aot_coll_algs[alg].fn;
     const int native = alg == kind, n = count_for(kind, bytes);
+    const struct aot_coll_ctx x = aot_coll_ctx_with(pctx, param);
 
     switch (kind) {
     case AOT_COLL_ALLREDUCE:
         return native ? PMPI_Allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, comm)
-                      : fn.allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, pcomm, param);
+                      : fn.allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, &x);
     case AOT_COLL_REDUCE:
         return native ? PMPI_Reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, comm)
-                      : fn.reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, pcomm, param);
+                      : fn.reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, &x);
     case AOT_COLL_BCAST:
         return native ? PMPI_Bcast(B.s, n, MPI_CHAR, 0, comm)
-                      : fn.bcast(B.s, n, MPI_CHAR, 0, pcomm, param);
+                      : fn.bcast(B.s, n, MPI_CHAR, 0, &x);
     case AOT_COLL_ALLGATHER:
         return native ? PMPI_Allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, comm)
-                      : fn.allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, pcomm, param);
+                      : fn.allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, &x);
     case AOT_COLL_ALLTOALL:
         return native ? PMPI_Alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, comm)
-                      : fn.alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, pcomm, param);
+                      : fn.alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, &x);
     case AOT_COLL_ALLGATHERV:
         for (int i = 0; i < p; i++)
             B.counts[i] = n, B.displs[i] = i * n;
         return native ? PMPI_Allgatherv(B.s, n, MPI_CHAR, B.r, B.counts, B.displs, MPI_CHAR,
                                         comm)
                       : fn.allgatherv(B.s, n, MPI_CHAR, B.r, B.counts, B.displs, MPI_CHAR,
-                                      pcomm, param);
+                                      &x);
     case AOT_COLL_ALLTOALLV:
         for (int i = 0; i < p; i++)
             B.counts[i] = n, B.displs[i] = i * n;
         return native ? PMPI_Alltoallv(B.s, B.counts, B.displs, MPI_CHAR, B.r, B.counts,
                                        B.displs, MPI_CHAR, comm)
                       : fn.alltoallv(B.s, B.counts, B.displs, MPI_CHAR, B.r, B.counts,
-                                     B.displs, MPI_CHAR, pcomm, param);
+                                     B.displs, MPI_CHAR, &x);
     default:
-        return native ? PMPI_Barrier(comm) : fn.barrier(pcomm, param);
+        return native ? PMPI_Barrier(comm) : fn.barrier(&x);
     }
 }
 
@@ -600,6 +601,7 @@ struct cand {
 struct ctx {
     int kind, p;
     MPI_Comm comm, pcomm;
+    struct aot_coll_ctx actx;   /* the algorithms' context on pcomm */
 };
 
 static double measured_seconds;  /* time spent in timed repetitions (same on every rank) */
@@ -684,7 +686,7 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
         for (int w = 0; w < 2; w++) {
             PMPI_Barrier(c->comm);
             double t0 = PMPI_Wtime();
-            if (run_one(c->kind, y->alg, y->param, bytes, c->comm, c->pcomm, c->p) != MPI_SUCCESS)
+            if (run_one(c->kind, y->alg, y->param, bytes, c->comm, &c->actx, c->p) != MPI_SUCCESS)
                 die_one("%s %s failed at %llu bytes on %d ranks", cname, aot_coll_algs[y->alg].name,
                     (unsigned long long) bytes, c->p);
             double t = PMPI_Wtime() - t0;
@@ -716,7 +718,7 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             PMPI_Barrier(c->comm);
             for (int i = 0; i < k; i++) {
                 double t0 = PMPI_Wtime();
-                run_one(c->kind, y->alg, y->param, bytes, c->comm, c->pcomm, c->p);
+                run_one(c->kind, y->alg, y->param, bytes, c->comm, &c->actx, c->p);
                 t += PMPI_Wtime() - t0;
                 PMPI_Barrier(c->comm);
             }
@@ -1109,6 +1111,8 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
     char err[256];
 
     PMPI_Comm_dup(comm, &c.pcomm);
+    if (aot_coll_ctx_init(&c.actx, c.pcomm) != MPI_SUCCESS)
+        die_one("out of memory");
     ng = make_grid(kind, grid);
     /* even points first (all candidates), then the odd ones between them (pruned) */
     for (int pass = 0; pass < 2; pass++)
@@ -1203,6 +1207,7 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
                 (unsigned long long) rg[i].lo, (unsigned long long) rg[i].hi, err);
     }
     aot_coll_set_tuning(&rules);
+    aot_coll_ctx_destroy(&c.actx);
     PMPI_Comm_free(&c.pcomm);
 }
 

@@ -1,0 +1,20 @@
+/*
+ * allgather_pair_mpi_barrier.c: allgather, pair with MPI barrier.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Pair with MPI barrier -- p-1 steps; at step k a rank exchanges its own block with
+ * rank XOR k.
+ * PMPI_Barrier between every two steps keeps all ranks in the same step.
+ * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
+ * Cost = (p-1)α + (p-1)mβ + (p-2)B
+ *   (m: bytes of one block; B: one PMPI_Barrier, about ceil(lg p) small messages)
+ * Engine: engines/allgather_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_allgather_pair_mpi_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                                   int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_allgather_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 1, AOT_SYNC_MPI, 0);
+}

@@ -1,0 +1,20 @@
+/*
+ * allgather_ring_mpi_barrier.c: allgather, ring with MPI barrier.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Ring with MPI barrier -- p-1 steps; at step k a rank forwards to rank+1 the block
+ * it received at step k-1 and receives block rank-k from rank-1.
+ * PMPI_Barrier between every two steps keeps all ranks in the same step.
+ * Restrictions: none.
+ * Cost = (p-1)α + (p-1)mβ + (p-2)B
+ *   (m: bytes of one block; B: one PMPI_Barrier, about ceil(lg p) small messages)
+ * Engine: engines/allgather_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_allgather_ring_mpi_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                                   int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_allgather_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 0, AOT_SYNC_MPI, 0);
+}

@@ -1,0 +1,23 @@
+/*
+ * allgatherv_ring_light_barrier.c: allgatherv, ring with light barrier.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Ring with light barrier -- p-1 steps; at step k a rank forwards to rank+1 the
+ * block it received at step k-1 and receives block rank-k from rank-1.
+ * Before every step after the first, the receiver of the step sends its sender a zero-byte
+ * "ready" message, so data only flows into a rank that has finished its previous step.
+ * Restrictions: none.
+ * Cost = 2(p-1)α + (p-1)mβ
+ *   (m: bytes of the largest block)
+ * Engine: engines/allgatherv_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_allgatherv_ring_light_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                                      const int *rcounts, const int *displs, MPI_Datatype rdt,
+                                      const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_allgatherv_exchange(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, 0,
+                                   AOT_SYNC_LIGHT, 0);
+}

@@ -1,0 +1,18 @@
+/*
+ * alltoall_pair.c: alltoall, pair.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Pair -- p-1 steps; at step k a rank exchanges blocks with rank XOR k.
+ * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
+ * Cost = (p-1)α + (p-1)mβ
+ *   (m: bytes of one block, p blocks per rank)
+ * Engine: engines/alltoall_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoall_pair(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                      MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_alltoall_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 1, AOT_SYNC_NONE, 0);
+}

@@ -1,0 +1,21 @@
+/*
+ * alltoall_pair_light_barrier.c: alltoall, pair with light barrier.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Pair with light barrier -- p-1 steps; at step k a rank exchanges blocks with rank
+ * XOR k.
+ * Before every step after the first, the receiver of the step sends its sender a zero-byte
+ * "ready" message, so data only flows into a rank that has finished its previous step.
+ * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
+ * Cost = 2(p-1)α + (p-1)mβ
+ *   (m: bytes of one block, p blocks per rank)
+ * Engine: engines/alltoall_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoall_pair_light_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                                    int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_alltoall_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 1, AOT_SYNC_LIGHT, 0);
+}

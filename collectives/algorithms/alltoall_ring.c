@@ -1,0 +1,19 @@
+/*
+ * alltoall_ring.c: alltoall, ring.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Ring -- p-1 steps; at step k a rank sends its block for rank+k and receives the
+ * block of rank-k.
+ * Restrictions: none.
+ * Cost = (p-1)α + (p-1)mβ
+ *   (m: bytes of one block, p blocks per rank)
+ * Engine: engines/alltoall_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoall_ring(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                      MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_alltoall_exchange(sbuf, scount, sdt, rbuf, rcount, rdt, comm, 0, AOT_SYNC_NONE, 0);
+}

@@ -1,0 +1,20 @@
+/*
+ * alltoallv_pair.c: alltoallv, pair.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Pair -- p-1 steps; at step k a rank exchanges blocks with rank XOR k.
+ * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
+ * Cost = (p-1)α + (p-1)mβ
+ *   (m: bytes of the largest block)
+ * Engine: engines/alltoallv_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoallv_pair(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+                       void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
+                       const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_alltoallv_exchange(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, 1,
+                                  AOT_SYNC_NONE, 0);
+}

@@ -1,0 +1,24 @@
+/*
+ * alltoallv_pair_light_barrier.c: alltoallv, pair with light barrier.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Pair with light barrier -- p-1 steps; at step k a rank exchanges blocks with rank
+ * XOR k.
+ * Before every step after the first, the receiver of the step sends its sender a zero-byte
+ * "ready" message, so data only flows into a rank that has finished its previous step.
+ * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
+ * Cost = 2(p-1)α + (p-1)mβ
+ *   (m: bytes of the largest block)
+ * Engine: engines/alltoallv_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoallv_pair_light_barrier(const void *sbuf, const int *scounts, const int *sdispls,
+                                     MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                                     const int *rdispls, MPI_Datatype rdt,
+                                     const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_alltoallv_exchange(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, 1,
+                                  AOT_SYNC_LIGHT, 0);
+}

@@ -1,0 +1,25 @@
+/*
+ * alltoallv_pair_n_barriers.c: alltoallv, pair with N MPI barriers.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Pair with N MPI barriers -- p-1 steps; at step k a rank exchanges blocks with rank
+ * XOR k.
+ * PMPI_Barrier after every n steps (parameter n): a middle way between the plain and the fully
+ * synchronised variant.
+ * Restrictions: power-of-two communicator sizes (AOT_R_POF2).
+ * Cost = (p-1)α + (p-1)mβ + floor((p-2)/n)B
+ *   (m: bytes of the largest block; B: one PMPI_Barrier, about ceil(lg p) small messages)
+ * Engine: engines/alltoallv_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoallv_pair_n_barriers(const void *sbuf, const int *scounts, const int *sdispls,
+                                  MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                                  const int *rdispls, MPI_Datatype rdt,
+                                  const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    long param = ctx->param;
+    return aot_alltoallv_exchange(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, 1,
+                                  AOT_SYNC_EVERY_N, param);
+}

@@ -1,0 +1,21 @@
+/*
+ * alltoallv_ring.c: alltoallv, ring.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Ring -- p-1 steps; at step k a rank sends its block for rank+k and receives the
+ * block of rank-k.
+ * Restrictions: none.
+ * Cost = (p-1)α + (p-1)mβ
+ *   (m: bytes of the largest block)
+ * Engine: engines/alltoallv_exchange.c.
+ */
+#include "coll_internal.h"
+
+int aot_alltoallv_ring(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+                       void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
+                       const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    return aot_alltoallv_exchange(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, 0,
+                                  AOT_SYNC_NONE, 0);
+}

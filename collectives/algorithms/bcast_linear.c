@@ -1,0 +1,37 @@
+/*
+ * bcast_linear.c: broadcast, linear.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Linear -- the root posts a send to every other rank at once.
+ * Restrictions: none.
+ * Cost = (p-1)α + (p-1)nβ at the root   (n: bytes of the message)
+ */
+#include <stdlib.h>
+
+#include "coll_internal.h"
+
+int aot_bcast_linear(void *buf, int count, MPI_Datatype dt, int root,
+                     const struct aot_coll_ctx *ctx)
+{
+    MPI_Comm comm = ctx->comm;
+    MPI_Request *req;
+    int p, rank, n = 0, rc = MPI_SUCCESS;
+
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &rank);
+    if (rank != root)
+        return PMPI_Recv(buf, count, dt, root, AOT_TAG_BCAST, comm, MPI_STATUS_IGNORE);
+    req = malloc((size_t) p * sizeof(*req));
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
+        if (i != root)
+            rc = PMPI_Isend(buf, count, dt, i, AOT_TAG_BCAST, comm, &req[n++]);
+    if (n) {
+        int wrc = aot_coll_waitall(n, req);
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
+    free(req);
+    return rc;
+}

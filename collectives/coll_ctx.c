@@ -1,0 +1,206 @@
+/*
+ * coll_ctx.c: the context algorithms run in (struct aot_coll_ctx, coll_internal.h) and what it
+ * computes on first use: the hierarchy of hosts.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Hosts.  A rank's host is known from two sources that must agree:
+ *   1. MPI_Get_processor_name, gathered from every rank (fixed blocks of
+ *      MPI_MAX_PROCESSOR_NAME bytes): ranks with equal names form a name group;
+ *   2. PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED): the ranks that can share memory.
+ * Two ranks are on one host only if both say so.  Each rank takes, among the members of its
+ * shared-memory communicator, those of its own name group; the lowest of them names the host.
+ * These sets partition the ranks (the intersection of two partitions), so every rank of a host
+ * finds the same lowest rank, and one more allgather tells everyone the host of every rank.
+ * The name comes first because in the emulated cluster (network namespaces, one launcher)
+ * MPI_COMM_TYPE_SHARED alone lumps all ranks together (shared/FACTS.md); on a real cluster two
+ * nodes with one name (a misconfiguration) are still told apart by shared memory.
+ *
+ * Cost, once per communicator: allgather of p * MPI_MAX_PROCESSOR_NAME bytes, one split, one
+ * allgather within each host, one allgather of p ints, one allreduce of an int; then local.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+struct aot_coll_lazy {
+    int have_hier;              /* hier and its arrays are filled */
+    struct aot_coll_hier hier;
+    int *ints;                  /* one block holding every array of hier */
+};
+
+int aot_coll_ctx_init(struct aot_coll_ctx *ctx, MPI_Comm comm)
+{
+    int rc;
+
+    ctx->comm = comm;
+    ctx->param = 0;
+    ctx->lazy = NULL;
+    rc = PMPI_Comm_size(comm, &ctx->size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_rank(comm, &ctx->rank);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ctx->lazy = calloc(1, sizeof(*ctx->lazy));
+    return ctx->lazy ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+void aot_coll_ctx_destroy(struct aot_coll_ctx *ctx)
+{
+    if (!ctx->lazy)
+        return;
+    free(ctx->lazy->ints);
+    free(ctx->lazy);
+    ctx->lazy = NULL;
+}
+
+/* ---------------------------------------------------------------- the hierarchy */
+
+/* qsort_r over rank numbers by (processor name, rank); arg: the gathered names. */
+static int aot_hier_cmp(const void *a, const void *b, void *arg)
+{
+    const char *names = arg;
+    int x = *(const int *) a, y = *(const int *) b;
+    int c = strncmp(names + (size_t) x * MPI_MAX_PROCESSOR_NAME,
+                    names + (size_t) y * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* group[r] = the lowest rank whose processor name equals rank r's (names: p blocks of
+ * MPI_MAX_PROCESSOR_NAME bytes, each NUL-terminated).  order: p ints of scratch. */
+static void aot_hier_name_groups(const char *names, int p, int *order, int *group)
+{
+    for (int r = 0; r < p; r++)
+        order[r] = r;
+    qsort_r(order, (size_t) p, sizeof(*order), aot_hier_cmp, (void *) names);
+    for (int i = 0, lead = -1; i < p; i++) {
+        if (i == 0 || strncmp(names + (size_t) order[i] * MPI_MAX_PROCESSOR_NAME,
+                              names + (size_t) order[i - 1] * MPI_MAX_PROCESSOR_NAME,
+                              MPI_MAX_PROCESSOR_NAME) != 0)
+            lead = order[i];    /* ties are sorted by rank: the first is the lowest */
+        group[order[i]] = lead;
+    }
+}
+
+/* Fills h from id[r] (the lowest rank of rank r's host; id[r] <= r) into ints, which has room
+ * for 2p + 3p + 1 ints (hosts are at most p). */
+static void aot_hier_fill(struct aot_coll_hier *h, const int *id, int p, int me, int *ints)
+{
+    int *host = ints, *members = ints + p, *host_size = ints + 2 * p;
+    int *leader = host_size + p, *first = leader + p;
+    int nhosts = 0;
+
+    for (int r = 0; r < p; r++) {
+        if (id[r] == r) {
+            leader[nhosts] = r;
+            host_size[nhosts] = 0;
+            host[r] = nhosts++;
+        } else {
+            host[r] = host[id[r]];
+        }
+        host_size[host[r]]++;
+    }
+    first[0] = 0;
+    for (int k = 0; k < nhosts; k++)
+        first[k + 1] = first[k] + host_size[k];
+    /* members, host by host in ascending rank; host_size counts again as they are placed */
+    for (int k = 0; k < nhosts; k++)
+        host_size[k] = 0;
+    for (int r = 0; r < p; r++) {
+        int k = host[r];
+        if (r == me)
+            h->local_rank = host_size[k];
+        members[first[k] + host_size[k]++] = r;
+    }
+    h->nhosts = nhosts;
+    h->host = host;
+    h->host_size = host_size;
+    h->leader = leader;
+    h->first = first;
+    h->members = members;
+    h->my_host = host[me];
+    h->local_size = host_size[host[me]];
+    h->nswitches = -1;
+    h->switch_of = NULL;
+}
+
+static int aot_hier_compute(const struct aot_coll_ctx *ctx, struct aot_coll_lazy *lz)
+{
+    const int p = ctx->size, me = ctx->rank;
+    char mine[MPI_MAX_PROCESSOR_NAME];
+    char *names = calloc((size_t) p, MPI_MAX_PROCESSOR_NAME);
+    int *group = malloc((size_t) p * sizeof(int));
+    int *id = malloc((size_t) p * sizeof(int));
+    int *shm_ranks = malloc((size_t) p * sizeof(int));
+    int *ints = malloc((size_t) (5 * p + 1) * sizeof(int));
+    int failed = !names || !group || !id || !shm_ranks || !ints, anyfailed = 1;
+    int len = 0, q, mine_id, rc;
+    MPI_Comm shm = MPI_COMM_NULL;
+
+    /* Every rank learns whether one ran out of memory, so that all return together instead of
+     * some waiting in an allgather the others never join. */
+    rc = PMPI_Allreduce(&failed, &anyfailed, 1, MPI_INT, MPI_MAX, ctx->comm);
+    if (rc == MPI_SUCCESS && anyfailed)
+        rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS)
+        goto out;
+
+    memset(mine, 0, sizeof(mine));
+    rc = PMPI_Get_processor_name(mine, &len);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    mine[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    rc = PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                        MPI_CHAR, ctx->comm);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    aot_hier_name_groups(names, p, id, group);      /* id: scratch here */
+
+    /* Within the ranks that share memory with this one, those of its name group. */
+    rc = PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, group[me], MPI_INFO_NULL, &shm);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    rc = PMPI_Comm_size(shm, &q);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allgather(&me, 1, MPI_INT, shm_ranks, 1, MPI_INT, shm);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    mine_id = me;
+    for (int i = 0; i < q; i++)
+        if (group[shm_ranks[i]] == group[me] && shm_ranks[i] < mine_id)
+            mine_id = shm_ranks[i];
+
+    rc = PMPI_Allgather(&mine_id, 1, MPI_INT, id, 1, MPI_INT, ctx->comm);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    aot_hier_fill(&lz->hier, id, p, me, ints);
+    lz->ints = ints;
+    ints = NULL;
+    lz->have_hier = 1;
+out:
+    if (shm != MPI_COMM_NULL)
+        PMPI_Comm_free(&shm);
+    free(names);
+    free(group);
+    free(id);
+    free(shm_ranks);
+    free(ints);
+    return rc;
+}
+
+int aot_coll_hier(const struct aot_coll_ctx *ctx, const struct aot_coll_hier **out)
+{
+    struct aot_coll_lazy *lz = ctx->lazy;
+    int rc;
+
+    *out = NULL;
+    if (!lz)
+        return MPI_ERR_INTERN;
+    if (!lz->have_hier) {
+        rc = aot_hier_compute(ctx, lz);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *out = &lz->hier;
+    return MPI_SUCCESS;
+}
