@@ -14,15 +14,20 @@
  * A session:
  *   warm-up     AOT_ONLINE_WARMUP calls, native, untimed: a key called fewer times never
  *               explores (it could not pay the exploration back).
- *   explore     every candidate runs AOT_ONLINE_REPS calls in a row, each timed; after each
- *               candidate's block the ranks agree on the per-call maxima; its score is the mean
- *               of its best REPS/2+1 agreed calls.  The winner is the lowest score; a candidate
- *               other than native must beat native's score by AOT_ONLINE_MARGIN.
+ *   explore     the candidates take turns, 1 + AOT_ONLINE_SETTLE calls each, the last one
+ *               timed, for AOT_ONLINE_REPS rounds; then the ranks agree on the per-call maxima (one reduction); a
+ *               candidate's score is the mean of its best REPS/2+1 agreed calls.  The winner is
+ *               the lowest score; a candidate other than native must beat native's score by
+ *               AOT_ONLINE_MARGIN.
  *   monitor     one call in AOT_ONLINE_SAMPLE is timed; a window of samples that doubles while
  *               the winner stays good (from AOT_ONLINE_WIN0 to AOT_ONLINE_WINMAX) is agreed at
  *               its end; the winner gives way to the second best when both the window's score
  *               and the score of its last AOT_ONLINE_LAST samples (the same estimator as
  *               exploring's) are at least AOT_ONLINE_SWITCH times the second best's score.
+ *               When a window's score is more than AOT_ONLINE_STALE times above or below the
+ *               winner's own score, the conditions the scores were measured under are gone
+ *               (the start of a program is often slow, or the machine got busy): the key
+ *               explores again, at most AOT_ONLINE_REEXPLORE times.
  */
 #ifndef AOT_ONLINE_H_INCLUDED
 #define AOT_ONLINE_H_INCLUDED
@@ -32,7 +37,8 @@
 #include "coll_internal.h"
 
 #define AOT_ONLINE_MAXCAND 6
-#define AOT_ONLINE_REPS 6
+#define AOT_ONLINE_REPS 8
+#define AOT_ONLINE_SETTLE 1        /* untimed calls before each timed one while exploring */
 #define AOT_ONLINE_WARMUP 16
 #define AOT_ONLINE_SAMPLE 8
 #define AOT_ONLINE_WIN0 16
@@ -40,8 +46,13 @@
 #define AOT_ONLINE_LAST 4
 #define AOT_ONLINE_SWITCH 1.1
 #define AOT_ONLINE_MARGIN 0.03
+#define AOT_ONLINE_STALE 2.0       /* a window this far from the winner's score: explore again */
+#define AOT_ONLINE_REEXPLORE 3     /* at most this many times per key */
 /* Size of the buffer the runner reduces: the largest block or window. */
 #define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
+#if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
+#error "exploring's times must fit the buffer"
+#endif
 
 enum aot_online_phase {
     AOT_ONLINE_WARMING,
@@ -68,6 +79,8 @@ struct aot_online_key {
     uint64_t explore_calls;  /* calls made while exploring (native's included) */
     int tried;               /* candidates measured */
     int switches;            /* monitor-adapt changes of winner */
+    int reexplored;          /* explorations after the first */
+    uint64_t round_call;     /* calls made in the current exploration */
     uint64_t agreements;     /* reductions made */
 };
 

@@ -148,10 +148,16 @@ const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int *tim
         /* the last warm-up call: exploring starts with the next one */
         k->phase = AOT_ONLINE_EXPLORING;
         k->n = 0;
-        k->want = AOT_ONLINE_REPS;
+        k->want = k->ncand * AOT_ONLINE_REPS;
         break;
     case AOT_ONLINE_EXPLORING:
-        k->timed = 1;
+        /* the candidates take turns, so that a slow start of the program, or any drift, weighs
+         * on all of them alike; each turn is 1 + AOT_ONLINE_SETTLE calls, only the last one
+         * timed: the first calls of a turn absorb what the previous candidate left behind
+         * (ranks leaving it at different times) */
+        k->cur = (int) (k->round_call / (1 + AOT_ONLINE_SETTLE) % (uint64_t) k->ncand);
+        k->timed = k->round_call % (1 + AOT_ONLINE_SETTLE) == AOT_ONLINE_SETTLE;
+        k->round_call++;
         k->explore_calls++;
         break;
     case AOT_ONLINE_MONITORING:
@@ -204,11 +210,14 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
     k->agreements++;
     memcpy(x, agreed, (size_t) n * sizeof(*x));
     if (k->phase == AOT_ONLINE_EXPLORING) {
-        k->score[k->cur] = aot_online_score(x, n);
-        k->tried++;
-        k->n = 0;
-        if (++k->cur < k->ncand)
-            return;
+        int reps = n / k->ncand;
+        for (int c = 0; c < k->ncand; c++) {
+            double y[AOT_ONLINE_REPS];
+            for (int r = 0; r < reps; r++)
+                y[r] = x[c + r * k->ncand];
+            k->score[c] = aot_online_score(y, reps);
+        }
+        k->tried = k->ncand;
         aot_online_select(k);
         return;
     }
@@ -220,6 +229,15 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
     double last = aot_online_score(x + n - nl, nl);
     double mean = aot_online_score(x, n);
     k->n = 0;
+    if (k->reexplored < AOT_ONLINE_REEXPLORE
+        && (mean > AOT_ONLINE_STALE * k->score[k->winner]
+            || mean * AOT_ONLINE_STALE < k->score[k->winner])) {
+        k->reexplored++;
+        k->phase = AOT_ONLINE_EXPLORING;
+        k->round_call = 0;
+        k->want = k->ncand * AOT_ONLINE_REPS;
+        return;
+    }
     if (mean >= k->switch_factor * k->score[k->second]
         && last >= k->switch_factor * k->score[k->second]) {
         int w = k->winner;

@@ -180,7 +180,7 @@ int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
 /* One key as every rank sends it to rank 0 of MPI_COMM_WORLD at MPI_Finalize. */
 struct aot_online_rec {
     double id;
-    int32_t kind, size, bucket, commutative, phase, tried, switches, alg;
+    int32_t kind, size, bucket, commutative, phase, tried, switches, reexplored, alg, pad;
     int64_t param;
     uint64_t calls, explore_calls;
     double native_s, winner_s;
@@ -234,6 +234,7 @@ static int aot_online_collect(struct aot_online_rec **out, int *warming)
                     r->phase = k->phase;
                     r->tried = k->tried;
                     r->switches = k->switches;
+                    r->reexplored = k->reexplored;
                     r->alg = k->cand[k->winner].alg;
                     r->param = k->cand[k->winner].param;
                     r->calls = k->calls;
@@ -363,11 +364,11 @@ static void aot_online_save(const char *path)
         const struct aot_online_entry *e = &aot_online_table[i], *best = e;
         struct aot_tuning_rule rule;
         int bi = i;
-        if (taken[i] || e->r.phase == AOT_ONLINE_EXPLORING || !e->agree)
+        if (taken[i] || !e->agree)
             continue;
         for (int j = i + 1; j < aot_online_nentries; j++) {
             const struct aot_online_entry *x = &aot_online_table[j];
-            if (taken[j] || x->r.phase == AOT_ONLINE_EXPLORING || !x->agree
+            if (taken[j] || !x->agree
                 || x->r.kind != e->r.kind || x->r.size != e->r.size
                 || x->r.bucket != e->r.bucket)
                 continue;
@@ -475,9 +476,9 @@ void aot_online_stats_text(FILE *f)
             aot_online_nentries == 1 ? "" : "s", aot_online_warming, AOT_ONLINE_WARMUP);
     if (!aot_online_nentries)
         return;
-    fprintf(f, "    %-10s %5s %-18s %-11s %-24s %5s %7s %8s %10s %10s %8s %s\n", "collective",
-            "ranks", "bytes", "phase", "winner", "tried", "explore", "switches", "native_us",
-            "winner_us", "speedup", "all ranks");
+    fprintf(f, "    %-10s %5s %-18s %-11s %-24s %5s %7s %7s %8s %10s %10s %8s %s\n",
+            "collective", "ranks", "bytes", "phase", "winner", "tried", "explore", "again",
+            "switches", "native_us", "winner_us", "speedup", "all ranks");
     for (int i = 0; i < aot_online_nentries; i++) {
         const struct aot_online_entry *e = &aot_online_table[i];
         char w[128], range[64];
@@ -486,10 +487,11 @@ void aot_online_stats_text(FILE *f)
         snprintf(range, sizeof(range), "%llu-%llu", (unsigned long long) lo,
                  (unsigned long long) hi);
         aot_online_alg_name(e->r.alg, e->r.param, w, sizeof(w));
-        fprintf(f, "    %-10s %5d %-18s %-11s %-24s %5d %7llu %8d %10.2f %10.2f %7.2fx %s\n",
+        fprintf(f, "    %-10s %5d %-18s %-11s %-24s %5d %7llu %7d %8d %10.2f %10.2f %7.2fx %s\n",
                 aot_coll_kind_names[e->r.kind], e->r.size, range,
                 aot_online_phase_name(e->r.phase), w, e->r.tried,
-                (unsigned long long) e->r.explore_calls, e->r.switches, e->r.native_s * 1e6,
+                (unsigned long long) e->r.explore_calls, e->r.reexplored, e->r.switches,
+                e->r.native_s * 1e6,
                 e->r.winner_s * 1e6, e->r.winner_s > 0 ? e->r.native_s / e->r.winner_s : 0,
                 e->agree ? "same winner" : "DIFFERENT WINNERS");
     }
@@ -509,13 +511,14 @@ void aot_online_stats_json(FILE *f)
         fprintf(f, "%s\n    {\"comm\": %.0f, \"collective\": \"%s\", \"ranks\": %d, "
                    "\"bytes_lo\": %llu, \"bytes_hi\": %llu, \"commutative\": %d, "
                    "\"phase\": \"%s\", \"winner\": \"%s\", \"tried\": %d, "
-                   "\"explore_calls\": %llu, \"calls\": %llu, \"switches\": %d, "
+                   "\"explore_calls\": %llu, \"calls\": %llu, \"reexplored\": %d, "
+                   "\"switches\": %d, "
                    "\"native_us\": %.3f, \"winner_us\": %.3f, \"winner_by_rank\": [",
                 i ? "," : "", e->r.id, aot_coll_kind_names[e->r.kind], e->r.size,
                 (unsigned long long) lo, (unsigned long long) hi, e->r.commutative,
                 aot_online_phase_name(e->r.phase), w, e->r.tried,
                 (unsigned long long) e->r.explore_calls, (unsigned long long) e->r.calls,
-                e->r.switches, e->r.native_s * 1e6, e->r.winner_s * 1e6);
+                e->r.reexplored, e->r.switches, e->r.native_s * 1e6, e->r.winner_s * 1e6);
         for (int r = 0, first = 1; r < aot_world_size; r++) {
             if (e->alg_by_rank[r] < 0)
                 continue;

@@ -6,7 +6,7 @@
 #   EXPR is  PATH OP NUMBER|STRING  with PATH a dotted path into the JSON document
 #   (functions.MPI_Send.calls, counters.paging.faults, thread_level) and OP one of
 #   == != >= <= > <.  A missing path counts as 0.  --online-decided N (AUTOOPT_TUNE=online):
-#   at least N keys left exploring, and every key has the same winner on every rank.  Every --output-regex must match the job's
+#   at least N keys have chosen a winner, and every key has the same winner on every rank.  Every --output-regex must match the job's
 #   output.  Fails (exit 1) with one line per failed expectation; the job's own output is
 #   passed through.
 import argparse
@@ -85,7 +85,7 @@ def main():
             failed += 1
     if a.online_decided is not None:
         keys = doc.get("online", {}).get("keys", [])
-        decided = [k for k in keys if k["phase"] in ("monitoring", "fixed")]
+        decided = [k for k in keys if k["tried"] > 0]
         if len(decided) < a.online_decided:
             print("stats_check: online: %d keys decided, expected at least %d"
                   % (len(decided), a.online_decided))
