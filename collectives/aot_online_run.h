@@ -44,6 +44,10 @@ int aot_online_end(struct aot_online_call *call);
 /* The reduction with MPI_MAX on pc (the private duplicate) and the decision it allows. */
 int aot_online_agree(struct aot_online_call *call, MPI_Comm pc);
 
+/* When the communicator is freed (its attribute's delete callback): its keys become records
+ * for the report and AUTOOPT_TUNE_SAVE, and their memory is freed.  NULL does nothing. */
+void aot_online_release(struct aot_online_comm *o);
+
 /* At MPI_Finalize, on every rank of MPI_COMM_WORLD: gathers every rank's keys to rank 0,
  * which writes AUTOOPT_TUNE_SAVE and keeps the table for the statistics. */
 void aot_online_finish(void);

@@ -197,52 +197,93 @@ struct aot_online_entry {
 static struct aot_online_entry *aot_online_table;
 static int aot_online_nentries, aot_online_warming;
 
+/* Records of communicators already freed (aot_online_release), and of keys that never left
+ * warm-up; under aot_online_lock. */
+static struct aot_online_rec *aot_online_retired;
+static int aot_online_nretired, aot_online_cretired, aot_online_warm_retired;
+
+/* Appends the records of o's decided keys to *v (n used, cap allocated); counts the keys still
+ * in warm-up.  -1 when out of memory. */
+static int aot_online_records(const struct aot_online_comm *o, struct aot_online_rec **v,
+                              int *n, int *cap, int *warming)
+{
+    for (int kind = 0; kind < AOT_COLL_NKINDS; kind++)
+        for (int cm = 0; cm < 2; cm++)
+            for (int b = 0; b < AOT_ONLINE_NBUCKETS; b++) {
+                const struct aot_online_key *k = o->keys[kind][cm][b];
+                struct aot_online_rec *r;
+                if (!k)
+                    continue;
+                if (k->tried == 0) {
+                    (*warming)++;
+                    continue;
+                }
+                if (*n == *cap) {
+                    int ncap = *cap ? 2 * *cap : 16;
+                    struct aot_online_rec *nv = realloc(*v, (size_t) ncap * sizeof(**v));
+                    if (!nv)
+                        return -1;
+                    *v = nv;
+                    *cap = ncap;
+                }
+                r = &(*v)[(*n)++];
+                memset(r, 0, sizeof(*r));
+                r->id = o->id;
+                r->kind = kind;
+                r->size = o->size;
+                r->bucket = b;
+                r->commutative = cm;
+                r->phase = k->phase;
+                r->tried = k->tried;
+                r->switches = k->switches;
+                r->reexplored = k->reexplored;
+                r->alg = k->cand[k->winner].alg;
+                r->param = k->cand[k->winner].param;
+                r->calls = k->calls;
+                r->explore_calls = k->explore_calls;
+                r->native_s = k->score[0];
+                r->winner_s = k->score[k->winner];
+            }
+    return 0;
+}
+
+void aot_online_release(struct aot_online_comm *o)
+{
+    struct aot_online_comm **pp;
+
+    if (!o)
+        return;
+    pthread_mutex_lock(&aot_online_lock);
+    for (pp = &aot_online_comms; *pp && *pp != o; pp = &(*pp)->next)
+        ;
+    if (*pp)
+        *pp = o->next;
+    /* what the report and AUTOOPT_TUNE_SAVE need outlives the communicator; a record lost
+     * to a failed allocation only shortens the report */
+    aot_online_records(o, &aot_online_retired, &aot_online_nretired, &aot_online_cretired,
+                       &aot_online_warm_retired);
+    pthread_mutex_unlock(&aot_online_lock);
+    for (int kind = 0; kind < AOT_COLL_NKINDS; kind++)
+        for (int cm = 0; cm < 2; cm++)
+            for (int b = 0; b < AOT_ONLINE_NBUCKETS; b++)
+                free(o->keys[kind][cm][b]);
+    free(o);
+}
+
 static int aot_online_collect(struct aot_online_rec **out, int *warming)
 {
     struct aot_online_rec *v = NULL;
     int n = 0, cap = 0;
 
-    *warming = 0;
     pthread_mutex_lock(&aot_online_lock);
+    *warming = aot_online_warm_retired;
+    if (aot_online_nretired && (v = malloc((size_t) aot_online_nretired * sizeof(*v)))) {
+        memcpy(v, aot_online_retired, (size_t) aot_online_nretired * sizeof(*v));
+        n = cap = aot_online_nretired;
+    }
     for (struct aot_online_comm *o = aot_online_comms; o; o = o->next)
-        for (int kind = 0; kind < AOT_COLL_NKINDS; kind++)
-            for (int cm = 0; cm < 2; cm++)
-                for (int b = 0; b < AOT_ONLINE_NBUCKETS; b++) {
-                    const struct aot_online_key *k = o->keys[kind][cm][b];
-                    struct aot_online_rec *r;
-                    if (!k)
-                        continue;
-                    if (k->tried == 0) {
-                        (*warming)++;
-                        continue;
-                    }
-                    if (n == cap) {
-                        struct aot_online_rec *nv;
-                        cap = cap ? 2 * cap : 16;
-                        nv = realloc(v, (size_t) cap * sizeof(*v));
-                        if (!nv)
-                            goto out;
-                        v = nv;
-                    }
-                    r = &v[n++];
-                    memset(r, 0, sizeof(*r));
-                    r->id = o->id;
-                    r->kind = kind;
-                    r->size = o->size;
-                    r->bucket = b;
-                    r->commutative = cm;
-                    r->phase = k->phase;
-                    r->tried = k->tried;
-                    r->switches = k->switches;
-                    r->reexplored = k->reexplored;
-                    r->alg = k->cand[k->winner].alg;
-                    r->param = k->cand[k->winner].param;
-                    r->calls = k->calls;
-                    r->explore_calls = k->explore_calls;
-                    r->native_s = k->score[0];
-                    r->winner_s = k->score[k->winner];
-                }
-out:
+        if (aot_online_records(o, &v, &n, &cap, warming) != 0)
+            break;
     pthread_mutex_unlock(&aot_online_lock);
     *out = v;
     return n;

@@ -53,6 +53,7 @@ static int aot_comm_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void) comm;
     (void) keyval;
     (void) extra;
+    aot_online_release(s->online);
     aot_coll_ctx_destroy(&s->ctx);
     if (s->ctx.comm != MPI_COMM_NULL)
         PMPI_Comm_free(&s->ctx.comm);
