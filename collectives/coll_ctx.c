@@ -132,7 +132,7 @@ static int aot_hier_compute(const struct aot_coll_ctx *ctx, struct aot_coll_lazy
     int *group = malloc((size_t) p * sizeof(int));
     int *id = malloc((size_t) p * sizeof(int));
     int *shm_ranks = malloc((size_t) p * sizeof(int));
-    int *ints = malloc((size_t) (5 * p + 1) * sizeof(int));
+    int *ints = malloc((size_t) (6 * p + 1) * sizeof(int));
     int failed = !names || !group || !id || !shm_ranks || !ints, anyfailed = 1;
     int len = 0, q, mine_id, rc;
     MPI_Comm shm = MPI_COMM_NULL;
@@ -174,6 +174,16 @@ static int aot_hier_compute(const struct aot_coll_ctx *ctx, struct aot_coll_lazy
     if (rc != MPI_SUCCESS)
         goto out;
     aot_hier_fill(&lz->hier, id, p, me, ints);
+    if (aot_coll_topo_nswitches() >= 0) {
+        /* after the 5p + 1 ints of aot_hier_fill: the switch of each host, by its leader's
+         * processor name */
+        int *switch_of = ints + 5 * p + 1;
+        for (int k = 0; k < lz->hier.nhosts; k++)
+            switch_of[k] = aot_coll_topo_switch(names + (size_t) lz->hier.leader[k]
+                                                                * MPI_MAX_PROCESSOR_NAME);
+        lz->hier.nswitches = aot_coll_topo_nswitches();
+        lz->hier.switch_of = switch_of;
+    }
     lz->ints = ints;
     ints = NULL;
     lz->have_hier = 1;

@@ -46,8 +46,8 @@ struct aot_coll_hier {
     int my_host;            /* host of this rank */
     int local_rank;         /* this rank's place among the ranks of its host (0: the leader) */
     int local_size;         /* host_size[my_host] */
-    /* The switch of each host, from a topology description (not read yet: nswitches is -1
-     * and switch_of NULL until the topology parser exists). */
+    /* The switch of each host, from AUTOOPT_TOPOLOGY (coll_topo.c): nswitches is -1 and
+     * switch_of NULL without one. */
     int nswitches;
     const int *switch_of;   /* [nhosts] */
 };
@@ -162,6 +162,18 @@ extern const char *const aot_coll_env_names[AOT_COLL_NKINDS];
 int aot_coll_find(enum aot_coll_kind kind, const char *name, size_t len);
 /* Kind named `name` (len bytes), or -1. */
 int aot_coll_find_kind(const char *name, size_t len);
+
+/* ---------------------------------------------------------------- topology (coll_topo.c) */
+
+/* At MPI_Init, collective over MPI_COMM_WORLD: reads AUTOOPT_TOPOLOGY's file on rank 0 and
+ * resolves the job's hosts against it.  0, or -1 with the same one-line message on every rank
+ * ("FILE:LINE: problem", "host X of this job is not in FILE"). */
+int aot_coll_topo_init(const char *path, char *err, size_t errlen);
+void aot_coll_topo_free(void);
+/* Switches of the job's tree (-1 without a topology), and the switch of host `name` (a
+ * processor name; -1 when unknown or without a topology). */
+int aot_coll_topo_nswitches(void);
+int aot_coll_topo_switch(const char *name);
 
 /* ---------------------------------------------------------------- selection (pure) */
 

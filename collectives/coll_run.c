@@ -712,6 +712,8 @@ int aot_coll_init(char *err, size_t errlen)
         aot_policy.tuning = &aot_tuning_table;
         AOT_LOG(1, "collectives: %zu rules from %s", aot_tuning_table.n, aot_tuning_name);
     }
+    if (aot_cfg.topology_path && aot_coll_topo_init(aot_cfg.topology_path, err, errlen) != 0)
+        return -1;
     for (int k = 0; k < AOT_COLL_NKINDS; k++)
         if (aot_policy.forced[k] >= 0 && aot_world_rank == 0)
             AOT_LOG(1, "collectives: %s forced to %s", aot_coll_kind_names[k],
@@ -753,6 +755,7 @@ void aot_coll_finalize(void)
     aot_policy.tuning = NULL;
     __atomic_add_fetch(&aot_policy_gen, 1, __ATOMIC_RELEASE);
     aot_tuning_free(&aot_tuning_table);
+    aot_coll_topo_free();
     aot_coll_scratch_release();
     /* aot_counter and aot_logged stay: a collective after MPI_Finalize is an error anyway,
      * and statistics may still be read. */

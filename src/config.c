@@ -66,7 +66,7 @@ const struct aot_config_var aot_config_vars[] = {
      "online: a chosen algorithm gives way when it takes this percentage of the second best's time",
      AOT_AGREE_VALUE},
     {"AUTOOPT_TOPOLOGY", "path", "(none)",
-     "Slurm topology.conf of the cluster (docs/topology.md); accepted, not yet read",
+     "Slurm topology.conf of the cluster (docs/topology.md): the switch of each host",
      AOT_AGREE_VALUE},
 #define AOT_X(upper, lower) \
     {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \

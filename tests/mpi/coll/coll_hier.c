@@ -14,12 +14,15 @@
  * (PMPI_Comm_split) and its ranks in reverse order:
  *   - the host of every rank, the number of hosts, ranks per host, the leader (lowest rank) of
  *     every host, the member lists, this rank's host, local rank and local size;
- *   - the switch fields are still unknown (-1, NULL);
+ *   - the switch fields are unknown (-1, NULL) without a topology; with --topology FILE
+ *     (or AUTOOPT_TOPOLOGY) --switch-of S0,S1,... (the expected switch index of each host of MPI_COMM_WORLD, in
+ *     order of their lowest rank) the file is read as MPI_Init reads AUTOOPT_TOPOLOGY, and
+ *     every communicator's hosts carry those switches;
  *   - a second call, and a call on a copy of the context with another parameter, return the
  *     same hierarchy (computed once, shared by copies);
  *   - with --hosts N, MPI_COMM_WORLD spans N hosts: 1 on one machine's shared memory, the
  *     number of emulated hosts under autoopt-netcluster.
- * Usage: coll_hier [--hosts N]
+ * Usage: coll_hier [--hosts N] [--topology FILE --switch-of S0,S1,...]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,9 @@
 
 /* ref[r]: host of rank r of comm, hosts numbered in the order of their lowest rank; returns the
  * number of hosts. */
+/* --topology: each world rank's host and each host's expected switch (NULL without). */
+static int *world_host, *world_switch;
+
 static int reference_hosts(MPI_Comm comm, int p, int *ref)
 {
     char mine[MPI_MAX_PROCESSOR_NAME];
@@ -139,8 +145,25 @@ static int check_comm(MPI_Comm comm, const char *what)
         CHECK(h->local_size == h->host_size[ref[me]], "%s: local size %d, expected %d", what,
               h->local_size, h->host_size[ref[me]]);
     }
-    CHECK(h->nswitches == -1 && h->switch_of == NULL, "%s: switches known (%d)", what,
-          h->nswitches);
+    if (!world_switch) {
+        CHECK(h->nswitches == -1 && h->switch_of == NULL, "%s: switches known (%d)", what,
+              h->nswitches);
+    } else if (h->nhosts == nref) {
+        /* host k of this communicator is world host world_host_of(leader) */
+        CHECK(h->nswitches > 0 && h->switch_of != NULL, "%s: no switches", what);
+        for (int k = 0; h->switch_of && k < h->nhosts; k++) {
+            int wr, want;
+            MPI_Group g, wg;
+            PMPI_Comm_group(comm, &g);
+            PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+            PMPI_Group_translate_ranks(g, 1, &h->leader[k], wg, &wr);
+            PMPI_Group_free(&g);
+            PMPI_Group_free(&wg);
+            want = world_switch[world_host[wr]];
+            CHECK(h->switch_of[k] == want, "%s: host %d on switch %d, expected %d", what, k,
+                  h->switch_of[k], want);
+        }
+    }
 
     aot_coll_ctx_destroy(&ctx);
     CHECK(ctx.lazy == NULL, "%s: aot_coll_ctx_destroy left the lazy state", what);
@@ -150,22 +173,72 @@ static int check_comm(MPI_Comm comm, const char *what)
     return nref;
 }
 
+/* The host of every world rank (by processor name, hosts numbered by their lowest rank) and
+ * the expected switch of each host, from --switch-of. */
+static void set_world_hosts(int size, const char *spec)
+{
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+    char *names = calloc((size_t) size, MPI_MAX_PROCESSOR_NAME);
+    int len, nh = 0, cap = 1;
+
+    world_host = malloc((size_t) size * sizeof(int));
+    PMPI_Get_processor_name(mine, &len);
+    PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                   MPI_CHAR, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++) {
+        world_host[r] = -1;
+        for (int q = 0; q < r && world_host[r] < 0; q++)
+            if (strcmp(names + (size_t) q * MPI_MAX_PROCESSOR_NAME,
+                       names + (size_t) r * MPI_MAX_PROCESSOR_NAME) == 0)
+                world_host[r] = world_host[q];
+        if (world_host[r] < 0)
+            world_host[r] = nh++;
+    }
+    for (const char *c = spec; *c; c++)
+        cap += *c == ',';
+    world_switch = malloc((size_t) cap * sizeof(int));
+    for (int k = 0; k < cap; k++) {
+        world_switch[k] = atoi(spec);
+        spec = strchr(spec, ',');
+        spec = spec ? spec + 1 : "";
+    }
+    CHECK(cap == nh, "--switch-of gives %d switches for %d hosts", cap, nh);
+    free(names);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm half, rev;
+    const char *topology = NULL, *switch_of = NULL;
     int rank, size, hosts = -1, n, rc;
 
     PMPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--hosts") == 0 && i + 1 < argc) {
             hosts = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--topology") == 0 && i + 1 < argc) {
+            topology = argv[++i];
+        } else if (strcmp(argv[i], "--switch-of") == 0 && i + 1 < argc) {
+            switch_of = argv[++i];
         } else {
-            fprintf(stderr, "usage: coll_hier [--hosts N]\n");
+            fprintf(stderr, "usage: coll_hier [--hosts N] [--topology FILE --switch-of S,...]\n");
             PMPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (switch_of && !topology)
+        topology = getenv("AUTOOPT_TOPOLOGY");
+    if (topology) {
+        char err[1024];
+        if (!switch_of)
+            PMPI_Abort(MPI_COMM_WORLD, 2);
+        set_world_hosts(size, switch_of);
+        aot_world_rank = rank;      /* set by MPI_Init's wrapper in a real run */
+        aot_world_size = size;
+        rc = aot_coll_topo_init(topology, err, sizeof(err));
+        CHECK(rc == 0, "aot_coll_topo_init: %s", err);
+    }
 
     n = check_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD");
     if (hosts >= 0)
@@ -185,6 +258,8 @@ int main(int argc, char **argv)
 
     /* MPI_Finalize would be autoopt's (the archive's) entry point: PMPI_Finalize instead */
     rc = aot_test_verdict();
+    free(world_host);
+    free(world_switch);
     PMPI_Finalize();
     return rc;
 }
