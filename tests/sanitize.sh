@@ -9,9 +9,11 @@ set -euo pipefail
 # Every sanitizer error ends the test; autoopt's fault handler must see SIGSEGV first.
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 opts=abort_on_error=1:allow_user_segv_handler=1
-# The unit tests and fuzz drivers, with leak checking.
+# The unit tests and fuzz drivers, with leak checking (tests/lsan.supp: libslurm's own leak of
+# a host list it rejects).
 status=0
-ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" || status=1
+supp=$(cd "$(dirname "$0")" && pwd)/lsan.supp
+LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" || status=1
 # Everything else that can run: MPICH, UCX and mpiexec keep memory to the end of the process,
 # so no leak report.  Excluded:
 #   tools (bench, validate, netcluster, tune), label netcluster (coll.hier.netcluster.*),
