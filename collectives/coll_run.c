@@ -188,6 +188,21 @@ static void aot_warn_uncovered(enum aot_coll_kind kind, int comm_size, int comm_
                 comm_size, comm_size == 1 ? "" : "s");
 }
 
+/* Counts the algorithm a call runs: its counter, and for a call of the program (fn >= 0) the
+ * function's optimized or passed count (native: `native_reason`) and the trace record. */
+static void aot_count_choice(enum aot_coll_kind kind, int fn, int alg,
+                             enum aot_pass_reason native_reason, uint64_t bytes)
+{
+    aot_stats_add(aot_counter[alg], 1);
+    if (fn < 0)
+        return;
+    if (alg == (int) kind)
+        aot_stats_pass(fn, native_reason);
+    else
+        aot_stats_optimized(fn);
+    aot_trace(AOT_TR_COLL_ALG, fn, bytes, (uint64_t) alg, aot_coll_algs[alg].name);
+}
+
 /* Decides, logs the first use of each algorithm and each fallback once (on rank 0 of the
  * communicator, so a job prints it once), and counts.  fn < 0: a nested call (counted only
  * under the algorithm's counter). */
@@ -211,14 +226,8 @@ static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_ra
         aot_log(1, "%s: %s (%s)", aot_coll_kind_names[kind], a->name, aot_why_text(d.why));
     if (fn >= 0 && d.why == AOT_WHY_DEFAULT && aot_policy.tuning)
         aot_warn_uncovered(kind, comm_size, comm_rank);
-    aot_stats_add(aot_counter[d.choice.alg], 1);
-    if (fn >= 0) {
-        if (d.choice.alg == (int) kind)
-            aot_stats_pass(fn, d.failed ? AOT_PASS_RESTRICTION : AOT_PASS_NO_SUBSYSTEM);
-        else
-            aot_stats_optimized(fn);
-        aot_trace(AOT_TR_COLL_ALG, fn, bytes, (uint64_t) d.choice.alg, a->name);
-    }
+    aot_count_choice(kind, fn, d.choice.alg,
+                     d.failed ? AOT_PASS_RESTRICTION : AOT_PASS_NO_SUBSYSTEM, bytes);
     *c = d.choice;
 }
 
@@ -232,12 +241,7 @@ static int aot_pick_online(struct aot_comm_state *s, enum aot_coll_kind kind, in
     if (!aot_online_on
         || !aot_online_begin(&s->online, kind, s->size, s->rank, bytes, commutative, c, oc))
         return 0;
-    aot_stats_add(aot_counter[c->alg], 1);
-    if (c->alg == (int) kind)
-        aot_stats_pass(fn, AOT_PASS_NO_SUBSYSTEM);
-    else
-        aot_stats_optimized(fn);
-    aot_trace(AOT_TR_COLL_ALG, fn, bytes, (uint64_t) c->alg, aot_coll_algs[c->alg].name);
+    aot_count_choice(kind, fn, c->alg, AOT_PASS_NO_SUBSYSTEM, bytes);
     return 1;
 }
 
