@@ -295,6 +295,10 @@ int aot_coll_unpack(const void *in, MPI_Aint bytes, void *buf, int count, MPI_Da
 /* inout = in (op) inout, over count elements (MPI_Reduce_local); in comes from lower ranks. */
 int aot_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op);
 
+/* The first line of MPI_Get_library_version with tabs as spaces ("MPICH Version: 4.0.2"), as
+ * a tuning file's "# setup ... mpi=" line records it.  0, or -1 when MPI gives none. */
+int aot_coll_mpi_version(char *buf, int len);
+
 /* PMPI_Waitall without statuses. */
 int aot_coll_waitall(int n, MPI_Request *req);
 

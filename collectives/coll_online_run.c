@@ -370,15 +370,13 @@ static void aot_online_emit_tuning(FILE *f, void *arg)
 {
     const struct aot_tuning *t = arg;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
 
     aot_tuning_write(t, f);
     fprintf(f, "# written by autoopt at MPI_Finalize (AUTOOPT_TUNE=online, AUTOOPT_TUNE_SAVE) "
                "from the decisions of a %d-rank job\n", aot_world_size);
-    if (PMPI_Get_library_version(lib, &len) == MPI_SUCCESS) {
-        lib[strcspn(lib, "\n")] = '\0';
+    if (aot_coll_mpi_version(lib, (int) sizeof(lib)) == 0) {
         for (char *c = lib; *c; c++)
-            if (*c == '\t' || *c == '"')
+            if (*c == '"')          /* the reader ends the value at a quote */
                 *c = ' ';
         fprintf(f, "# setup mpi=\"%s\"\n", lib);
     }

@@ -585,12 +585,8 @@ static void aot_check_setup(const char *path, const char *text)
     m += 6;
     len = (int) strcspn(m, "\"\n");
     snprintf(theirs, sizeof(theirs), "%.*s", len, m);
-    if (PMPI_Get_library_version(ours, &len) != MPI_SUCCESS)
+    if (aot_coll_mpi_version(ours, (int) sizeof(ours)) != 0)
         return;
-    ours[strcspn(ours, "\n")] = '\0';
-    for (char *c = ours; *c; c++)
-        if (*c == '\t')
-            *c = ' ';
     if (strcmp(ours, theirs) != 0) {
         char q[AOT_QUOTE_LEN];
         aot_log(0, "%s: measured with %s, this job runs %s: its choices may not fit this "

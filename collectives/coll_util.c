@@ -8,6 +8,7 @@
  * MPI_COMM_SELF, or copied with memcpy when the type is contiguous.  Both give MPICH's packed
  * form (the bytes of the type map in order) on a homogeneous system.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,4 +258,19 @@ int aot_coll_mesh_radix(int p, int dims, int *radix)
     radix[1] = c;
     radix[2] = (p + c * c - 1) / (c * c);
     return 3;
+}
+
+int aot_coll_mpi_version(char *buf, int len)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+
+    if (PMPI_Get_library_version(v, &n) != MPI_SUCCESS)
+        return -1;
+    v[strcspn(v, "\n")] = '\0';
+    for (char *c = v; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+    snprintf(buf, (size_t) len, "%s", v);
+    return 0;
 }

@@ -494,14 +494,7 @@ static void describe_setup(void)
     }
     free(all);
     per_host = (world_size + nhosts - 1) / nhosts;
-    PMPI_Get_library_version(mpi_version, &len);
-    /* the first line of the version string: "MPICH Version:  4.0.2" */
-    char *nl = strchr(mpi_version, '\n');
-    if (nl)
-        *nl = '\0';
-    for (char *c = mpi_version; *c; c++)
-        if (*c == '\t')
-            *c = ' ';
+    aot_coll_mpi_version(mpi_version, (int) sizeof(mpi_version));
     /* MPICH waits by spinning: with more ranks than cores the timings become the scheduler's
      * unless the job runs under the yield-when-idle policy, as the program should */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
