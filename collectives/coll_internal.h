@@ -224,6 +224,18 @@ struct aot_coll_decision {
 void aot_coll_decide(const struct aot_coll_policy *pol, enum aot_coll_kind kind, int comm_size,
                      uint64_t bytes, int commutative, struct aot_coll_decision *d);
 
+/* What the decision knows of a communicator: its size and, when a tuning file qualifies rules by
+ * host shape (aot_tuning.shaped), its hosts and the ranks on its fullest host (0: unknown, and
+ * then only unqualified rules apply).  The same on every rank. */
+struct aot_coll_shape {
+    int size, nhosts, ppn;
+};
+
+/* aot_coll_decide for a communicator of this shape. */
+void aot_coll_decide_shape(const struct aot_coll_policy *pol, enum aot_coll_kind kind,
+                           const struct aot_coll_shape *shape, uint64_t bytes, int commutative,
+                           struct aot_coll_decision *d);
+
 /* The order-fixed algorithm used for allreduce and reduce under AUTOOPT_REPRODUCIBLE. */
 int aot_coll_reproducible_default(enum aot_coll_kind kind, uint64_t bytes);
 

@@ -139,7 +139,8 @@ static const char *aot_why_text(enum aot_coll_why why)
  * policy does (aot_coll_init, aot_coll_set_tuning), which empties every cache. */
 struct aot_pick_cache {
     unsigned gen;               /* 0: empty */
-    int comm_size, commutative;
+    struct aot_coll_shape shape;
+    int commutative;
     uint64_t bytes;
     struct aot_coll_decision d;
 };
@@ -147,21 +148,22 @@ static unsigned aot_policy_gen = 1;
 static __thread struct aot_pick_cache aot_pick_cache[AOT_COLL_NKINDS]
     __attribute__((tls_model("initial-exec")));
 
-static void aot_decide_cached(enum aot_coll_kind kind, int comm_size, uint64_t bytes,
-                              int commutative, struct aot_coll_decision *d)
+static void aot_decide_cached(enum aot_coll_kind kind, const struct aot_coll_shape *sh,
+                              uint64_t bytes, int commutative, struct aot_coll_decision *d)
 {
     struct aot_pick_cache *e = &aot_pick_cache[kind];
     unsigned gen = __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE);
 
-    if (e->gen == gen && e->bytes == bytes && e->comm_size == comm_size
+    if (e->gen == gen && e->bytes == bytes && e->shape.size == sh->size
+        && e->shape.nhosts == sh->nhosts && e->shape.ppn == sh->ppn
         && e->commutative == commutative) {
         *d = e->d;
         return;
     }
-    aot_coll_decide(&aot_policy, kind, comm_size, bytes, commutative, d);
+    aot_coll_decide_shape(&aot_policy, kind, sh, bytes, commutative, d);
     e->d = *d;
     e->bytes = bytes;
-    e->comm_size = comm_size;
+    e->shape = *sh;
     e->commutative = commutative;
     e->gen = gen;
 }
@@ -206,13 +208,14 @@ static void aot_count_choice(enum aot_coll_kind kind, int fn, int alg,
 /* Decides, logs the first use of each algorithm and each fallback once (on rank 0 of the
  * communicator, so a job prints it once), and counts.  fn < 0: a nested call (counted only
  * under the algorithm's counter). */
-static void aot_pick(enum aot_coll_kind kind, int fn, int comm_size, int comm_rank,
-                     uint64_t bytes, int commutative, struct aot_coll_choice *c)
+static void aot_pick(enum aot_coll_kind kind, int fn, const struct aot_coll_shape *sh,
+                     int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c)
 {
     struct aot_coll_decision d;
     const struct aot_coll_alg *a;
+    int comm_size = sh->size;
 
-    aot_decide_cached(kind, comm_size, bytes, commutative, &d);
+    aot_decide_cached(kind, sh, bytes, commutative, &d);
     a = &aot_coll_algs[d.choice.alg];
     if (d.failed && aot_once(&aot_logged[d.rejected], 2) && comm_rank == 0)
         aot_log(0, "%s: %s %s (communicator of %d ranks); falls back to native",
@@ -245,12 +248,40 @@ static int aot_pick_online(struct aot_comm_state *s, enum aot_coll_kind kind, in
     return 1;
 }
 
-static void aot_choose(struct aot_comm_state *s, enum aot_coll_kind kind, int fn,
-                       uint64_t bytes, int commutative, struct aot_coll_choice *c,
+/* The shape of ctx's communicator as the decision needs it: the host counts only when the
+ * tuning file qualifies rules by them (the first time, aot_coll_hier is collective on
+ * ctx->comm: every rank decides the same call, so every rank gets here together).  ctx NULL,
+ * or a hierarchy that failed on every rank alike: unknown (0). */
+static void aot_shape(const struct aot_coll_ctx *ctx, int size, struct aot_coll_shape *sh)
+{
+    const struct aot_coll_hier *h;
+
+    sh->size = size;
+    sh->nhosts = sh->ppn = 0;
+    if (!ctx || !aot_policy.tuning || !aot_policy.tuning->shaped
+        || aot_coll_hier(ctx, &h) != MPI_SUCCESS)
+        return;
+    sh->nhosts = h->nhosts;
+    for (int i = 0; i < h->nhosts; i++)
+        if (h->host_size[i] > sh->ppn)
+            sh->ppn = h->host_size[i];
+}
+
+static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_kind kind,
+                       int fn, uint64_t bytes, int commutative, struct aot_coll_choice *c,
                        struct aot_online_call *oc)
 {
-    if (!aot_pick_online(s, kind, fn, bytes, commutative, c, oc))
-        aot_pick(kind, fn, s->size, s->rank, bytes, commutative, c);
+    struct aot_coll_shape sh;
+    struct aot_coll_ctx ctx;
+
+    if (aot_pick_online(s, kind, fn, bytes, commutative, c, oc))
+        return;
+    if (aot_policy.tuning && aot_policy.tuning->shaped
+        && aot_comm_private(s, comm, 0, &ctx) == MPI_SUCCESS)
+        aot_shape(&ctx, s->size, &sh);
+    else
+        aot_shape(NULL, s->size, &sh);
+    aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c);
 }
 
 
@@ -316,12 +347,13 @@ int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void 
                            int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     struct aot_coll_choice c;
+    struct aot_coll_shape sh;
     struct aot_coll_ctx sub;
     int tsz;
 
     PMPI_Type_size(rdt, &tsz);
-    aot_pick(AOT_COLL_ALLGATHER, -1, ctx->size, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1,
-             &c);
+    aot_shape(ctx, ctx->size, &sh);
+    aot_pick(AOT_COLL_ALLGATHER, -1, &sh, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
     if (c.alg == AOT_COLL_ALLGATHER)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
     sub = aot_coll_ctx_with(ctx, c.param);
@@ -332,12 +364,13 @@ int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *
                           int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     struct aot_coll_choice c;
+    struct aot_coll_shape sh;
     struct aot_coll_ctx sub;
     int tsz;
 
     PMPI_Type_size(rdt, &tsz);
-    aot_pick(AOT_COLL_ALLTOALL, -1, ctx->size, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1,
-             &c);
+    aot_shape(ctx, ctx->size, &sh);
+    aot_pick(AOT_COLL_ALLTOALL, -1, &sh, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
     if (c.alg == AOT_COLL_ALLTOALL)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
     sub = aot_coll_ctx_with(ctx, c.param);
@@ -373,7 +406,7 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    aot_choose(s, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, (uint64_t) count * (uint64_t) tsz,
+    aot_choose(s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, (uint64_t) count * (uint64_t) tsz,
                commute, &c, &oc);
     if (c.alg == AOT_COLL_ALLREDUCE)
         rc = PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
@@ -393,7 +426,7 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
-    aot_choose(s, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, (uint64_t) count * (uint64_t) tsz, 1, &c,
+    aot_choose(s, comm, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, (uint64_t) count * (uint64_t) tsz, 1, &c,
                &oc);
     if (c.alg == AOT_COLL_BCAST)
         rc = PMPI_Bcast(buf, count, dt, root, comm);
@@ -415,7 +448,7 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
-    aot_choose(s, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, (uint64_t) count * (uint64_t) tsz,
+    aot_choose(s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, (uint64_t) count * (uint64_t) tsz,
                commute, &c, &oc);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
         rc = aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
@@ -435,8 +468,8 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_choose(s, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, (uint64_t) rcount * (uint64_t) tsz,
-               1, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather,
+               (uint64_t) rcount * (uint64_t) tsz, 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHER)
         rc = PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -458,7 +491,7 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     for (int i = 0; i < s->size; i++)
         total += (uint64_t) (rcounts[i] > 0 ? rcounts[i] : 0);
-    aot_choose(s, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
+    aot_choose(s, comm, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
                total * (uint64_t) tsz / (uint64_t) s->size, 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHERV) {  /* with the MPICH one-rank workaround, see native.c */
         rc = aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
@@ -487,7 +520,7 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_choose(s, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, (uint64_t) rcount * (uint64_t) tsz,
+    aot_choose(s, comm, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, (uint64_t) rcount * (uint64_t) tsz,
                1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALL)
         rc = PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -539,7 +572,7 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 
     if (!s)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    aot_choose(s, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, 0, 1, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, 0, 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALLV)
         rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -558,7 +591,7 @@ int aot_coll_barrier(MPI_Comm comm)
 
     if (!s)
         return PMPI_Barrier(comm);
-    aot_choose(s, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, 0, 1, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, 0, 1, &c, &oc);
     if (c.alg == AOT_COLL_BARRIER)
         rc = PMPI_Barrier(comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)

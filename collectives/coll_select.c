@@ -149,7 +149,16 @@ int aot_coll_reproducible_default(enum aot_coll_kind kind, uint64_t bytes)
 void aot_coll_decide(const struct aot_coll_policy *pol, enum aot_coll_kind kind, int comm_size,
                      uint64_t bytes, int commutative, struct aot_coll_decision *d)
 {
+    const struct aot_coll_shape shape = {comm_size, 0, 0};
+    aot_coll_decide_shape(pol, kind, &shape, bytes, commutative, d);
+}
+
+void aot_coll_decide_shape(const struct aot_coll_policy *pol, enum aot_coll_kind kind,
+                           const struct aot_coll_shape *shape, uint64_t bytes, int commutative,
+                           struct aot_coll_decision *d)
+{
     const struct aot_tuning_rule *rule;
+    int comm_size = shape->size;
     int reduction = kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE;
 
     d->rejected = -1;
@@ -162,7 +171,8 @@ void aot_coll_decide(const struct aot_coll_policy *pol, enum aot_coll_kind kind,
         d->choice.param = pol->forced_param[kind];
         d->why = AOT_WHY_FORCED;
     } else if (pol->tuning
-               && (rule = aot_tuning_lookup(pol->tuning, kind, comm_size, bytes)) != NULL) {
+               && (rule = aot_tuning_lookup_shape(pol->tuning, kind, comm_size, shape->nhosts,
+                                                   shape->ppn, bytes)) != NULL) {
         d->choice.alg = rule->alg;
         d->choice.param = rule->param;
         d->why = AOT_WHY_TUNED;

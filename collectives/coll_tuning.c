@@ -1,16 +1,21 @@
 /*
- * coll_tuning.c: reader and writer of the tuning file, format version 1 (docs/tuning-format.md).
+ * coll_tuning.c: reader and writer of the tuning file, format version 2, reading version 1
+ * too (docs/tuning-format.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  *   # comment
- *   autoopt-tuning 1
+ *   autoopt-tuning 2
  *   collective allreduce
  *   ranks 1-4
  *   bytes 0-2047 recursive_doubling
  *   bytes 2048-inf rabenseifner
- *   ranks 5-inf
+ *   ranks 5-inf hosts 2-inf ppn 2-inf      (version 2: qualified by the host shape)
+ *   bytes 0-255 shm
+ *   ranks 5-inf hosts 1-1
  *   bytes 0-inf ring
  *
+ * A ranks block is the triple (ranks, hosts, ppn); a missing qualifier is 1-inf.  Blocks of
+ * one collective are identical or disjoint in at least one of the three.
  * One statement per line, leading blanks ignored.  Every error names the file, the line and
  * what was expected.  Pure C: no MPI (coll_run.c broadcasts the text from rank 0).
  */
@@ -28,6 +33,7 @@ void aot_tuning_init(struct aot_tuning *t)
     t->rules = NULL;
     t->n = t->cap = 0;
     t->sorted = 1;
+    t->shaped = 0;
 }
 
 void aot_tuning_free(struct aot_tuning *t)
@@ -49,6 +55,71 @@ static void aot_fmt_ranks(char *buf, size_t len, int lo, int hi)
         snprintf(buf, len, "%d-%d", lo, hi);
 }
 
+/* A qualifier's range as the rule stores it (lo 0: none) turned into what it means. */
+static int aot_eff_lo(int lo)
+{
+    return lo ? lo : 1;
+}
+
+static int aot_eff_hi(int lo, int hi)
+{
+    return lo ? hi : AOT_TUNING_INF_RANKS;
+}
+
+static int aot_overlap_int(int alo, int ahi, int blo, int bhi)
+{
+    return alo <= bhi && blo <= ahi;
+}
+
+/* "4-8", "4-8 hosts 2-2", "4-8 hosts 2-inf ppn 2-2": a ranks block as the file writes it. */
+static void aot_fmt_block(char *buf, size_t len, const struct aot_tuning_rule *r)
+{
+    char a[32];
+    size_t n;
+
+    aot_fmt_ranks(buf, len, r->ranks_lo, r->ranks_hi);
+    if (r->hosts_lo) {
+        n = strlen(buf);
+        aot_fmt_ranks(a, sizeof(a), r->hosts_lo, r->hosts_hi);
+        snprintf(buf + n, len - n, " hosts %s", a);
+    }
+    if (r->ppn_lo) {
+        n = strlen(buf);
+        aot_fmt_ranks(a, sizeof(a), r->ppn_lo, r->ppn_hi);
+        snprintf(buf + n, len - n, " ppn %s", a);
+    }
+}
+
+/* Whether two rules belong to the same ranks block (same three ranges). */
+static int aot_same_block(const struct aot_tuning_rule *x, const struct aot_tuning_rule *y)
+{
+    return x->ranks_lo == y->ranks_lo && x->ranks_hi == y->ranks_hi
+           && x->hosts_lo == y->hosts_lo && x->hosts_hi == y->hosts_hi
+           && x->ppn_lo == y->ppn_lo && x->ppn_hi == y->ppn_hi;
+}
+
+/* Whether the blocks of two rules of one collective share a communicator. */
+static int aot_blocks_meet(const struct aot_tuning_rule *x, const struct aot_tuning_rule *y)
+{
+    return aot_overlap_int(x->ranks_lo, x->ranks_hi, y->ranks_lo, y->ranks_hi)
+           && aot_overlap_int(aot_eff_lo(x->hosts_lo), aot_eff_hi(x->hosts_lo, x->hosts_hi),
+                              aot_eff_lo(y->hosts_lo), aot_eff_hi(y->hosts_lo, y->hosts_hi))
+           && aot_overlap_int(aot_eff_lo(x->ppn_lo), aot_eff_hi(x->ppn_lo, x->ppn_hi),
+                              aot_eff_lo(y->ppn_lo), aot_eff_hi(y->ppn_lo, y->ppn_hi));
+}
+
+/* Whether a communicator of this shape (nhosts, ppn: 0 unknown) is in r's block. */
+static int aot_rule_holds(const struct aot_tuning_rule *r, int comm_size, int nhosts, int ppn)
+{
+    if (comm_size < r->ranks_lo || comm_size > r->ranks_hi)
+        return 0;
+    if (r->hosts_lo && (nhosts < r->hosts_lo || nhosts > r->hosts_hi))
+        return 0;
+    if (r->ppn_lo && (ppn < r->ppn_lo || ppn > r->ppn_hi))
+        return 0;
+    return 1;
+}
+
 static void aot_fmt_bytes(char *buf, size_t len, uint64_t lo, uint64_t hi)
 {
     if (hi == AOT_TUNING_INF_BYTES)
@@ -57,7 +128,8 @@ static void aot_fmt_bytes(char *buf, size_t len, uint64_t lo, uint64_t hi)
         snprintf(buf, len, "%llu-%llu", (unsigned long long) lo, (unsigned long long) hi);
 }
 
-/* Order of the table when t->sorted: collective, ranks_lo, bytes_lo. */
+/* Order of the table when t->sorted: collective, ranks_lo, hosts_lo, ppn_lo, bytes_lo (without
+ * shape qualifiers: collective, ranks_lo, bytes_lo, which the binary search relies on). */
 static int aot_rule_cmp(const void *a, const void *b)
 {
     const struct aot_tuning_rule *x = a, *y = b;
@@ -65,6 +137,10 @@ static int aot_rule_cmp(const void *a, const void *b)
         return x->kind < y->kind ? -1 : 1;
     if (x->ranks_lo != y->ranks_lo)
         return x->ranks_lo < y->ranks_lo ? -1 : 1;
+    if (x->hosts_lo != y->hosts_lo)
+        return x->hosts_lo < y->hosts_lo ? -1 : 1;
+    if (x->ppn_lo != y->ppn_lo)
+        return x->ppn_lo < y->ppn_lo ? -1 : 1;
     if (x->bytes_lo != y->bytes_lo)
         return x->bytes_lo < y->bytes_lo ? -1 : 1;
     return x->line < y->line ? -1 : x->line > y->line;
@@ -96,6 +172,16 @@ static int aot_rule_check(const struct aot_tuning_rule *r, char *err, size_t err
         snprintf(err, errlen, "ranks %s: expected 1 <= lo <= hi", a);
         return -1;
     }
+    if ((r->hosts_lo || r->hosts_hi) && (r->hosts_lo < 1 || r->hosts_hi < r->hosts_lo)) {
+        aot_fmt_ranks(a, sizeof(a), r->hosts_lo, r->hosts_hi);
+        snprintf(err, errlen, "hosts %s: expected 1 <= lo <= hi", a);
+        return -1;
+    }
+    if ((r->ppn_lo || r->ppn_hi) && (r->ppn_lo < 1 || r->ppn_hi < r->ppn_lo)) {
+        aot_fmt_ranks(a, sizeof(a), r->ppn_lo, r->ppn_hi);
+        snprintf(err, errlen, "ppn %s: expected 1 <= lo <= hi", a);
+        return -1;
+    }
     if (r->bytes_hi < r->bytes_lo) {
         aot_fmt_bytes(a, sizeof(a), r->bytes_lo, r->bytes_hi);
         snprintf(err, errlen, "bytes %s: expected lo <= hi", a);
@@ -125,6 +211,8 @@ static int aot_rule_append(struct aot_tuning *t, const struct aot_tuning_rule *r
     }
     if (t->n && aot_rule_cmp(&t->rules[t->n - 1], r) >= 0)
         t->sorted = 0;
+    if (aot_tuning_rule_shaped(r))
+        t->shaped++;
     t->rules[t->n++] = *r;
     return 0;
 }
@@ -133,13 +221,13 @@ static int aot_rule_append(struct aot_tuning *t, const struct aot_tuning_rule *r
 static void aot_overlap_msg(const struct aot_tuning_rule *late, const struct aot_tuning_rule *o,
                             char *err, size_t errlen)
 {
-    char a[64], b[64];
+    char a[128], b[128];
     const char *what = "bytes";
 
-    if (o->ranks_lo != late->ranks_lo || o->ranks_hi != late->ranks_hi) {
+    if (!aot_same_block(o, late)) {
         what = "ranks";
-        aot_fmt_ranks(a, sizeof(a), late->ranks_lo, late->ranks_hi);
-        aot_fmt_ranks(b, sizeof(b), o->ranks_lo, o->ranks_hi);
+        aot_fmt_block(a, sizeof(a), late);
+        aot_fmt_block(b, sizeof(b), o);
     } else {
         aot_fmt_bytes(a, sizeof(a), late->bytes_lo, late->bytes_hi);
         aot_fmt_bytes(b, sizeof(b), o->bytes_lo, o->bytes_hi);
@@ -152,9 +240,9 @@ static void aot_overlap_msg(const struct aot_tuning_rule *late, const struct aot
 
 static int aot_rules_overlap(const struct aot_tuning_rule *o, const struct aot_tuning_rule *r)
 {
-    if (o->kind != r->kind || o->ranks_hi < r->ranks_lo || r->ranks_hi < o->ranks_lo)
+    if (o->kind != r->kind || !aot_blocks_meet(o, r))
         return 0;
-    if (o->ranks_lo != r->ranks_lo || o->ranks_hi != r->ranks_hi)
+    if (!aot_same_block(o, r))
         return 1;
     return aot_overlap_u64(o->bytes_lo, o->bytes_hi, r->bytes_lo, r->bytes_hi);
 }
@@ -177,7 +265,8 @@ int aot_tuning_add(struct aot_tuning *t, const struct aot_tuning_rule *r, char *
 /*
  * Sorts the table and checks all of it at once: O(n log n), where comparing each rule of a file
  * with every earlier one took 5.4 s for 40,000 rules.  Sorted by (collective, ranks_lo,
- * bytes_lo), two rules that overlap imply two neighbours that overlap.  On an overlap, *line is
+ * hosts_lo, ppn_lo, bytes_lo), two rules of one block that overlap imply two neighbours that
+ * overlap; blocks that meet were rejected before (aot_blocks_check).  On an overlap, *line is
  * the later of the two rules' lines and err names the other.
  */
 static int aot_tuning_finish(struct aot_tuning *t, int *line, char *err, size_t errlen)
@@ -218,10 +307,11 @@ static ptrdiff_t aot_tuning_floor(const struct aot_tuning *t, int kind, int rank
     return found;
 }
 
-const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int kind,
-                                                int comm_size, uint64_t bytes)
+const struct aot_tuning_rule *aot_tuning_lookup_shape(const struct aot_tuning *t, int kind,
+                                                      int comm_size, int nhosts, int ppn,
+                                                      uint64_t bytes)
 {
-    if (t->sorted) {
+    if (t->sorted && !t->shaped) {
         /* the ranks block that may hold comm_size, then the bytes range within it */
         ptrdiff_t i = aot_tuning_floor(t, kind, comm_size, UINT64_MAX);
         const struct aot_tuning_rule *r;
@@ -236,13 +326,22 @@ const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int 
             return r;
         return NULL;
     }
-    for (size_t i = 0; i < t->n; i++) {
+    /* with shapes (files of a few dozen rules): a scan of the collective's rules */
+    for (size_t i = t->sorted ? (size_t) (aot_tuning_floor(t, kind, 0, 0) + 1) : 0; i < t->n; i++) {
         const struct aot_tuning_rule *r = &t->rules[i];
-        if (r->kind == kind && r->ranks_lo <= comm_size && comm_size <= r->ranks_hi
+        if (t->sorted && r->kind > kind)
+            break;
+        if (r->kind == kind && aot_rule_holds(r, comm_size, nhosts, ppn)
             && r->bytes_lo <= bytes && bytes <= r->bytes_hi)
             return r;
     }
     return NULL;
+}
+
+const struct aot_tuning_rule *aot_tuning_lookup(const struct aot_tuning *t, int kind,
+                                                int comm_size, uint64_t bytes)
+{
+    return aot_tuning_lookup_shape(t, kind, comm_size, 0, 0, bytes);
 }
 
 /* Whether any rule of kind covers communicators of comm_size ranks: 1, 0, or -1 when the table
@@ -329,42 +428,68 @@ static int aot_split(char *s, char **tok)
 }
 
 /* Ranks blocks seen so far, for the overlap check. */
-struct aot_block {
-    int kind, lo, hi, line;
-};
-
+/* A block is kept as a rule whose kind, ranges and line are set. */
 struct aot_blocks {
-    struct aot_block *b;
+    struct aot_tuning_rule *b;
     int n, cap;
 };
 
 static int aot_block_cmp(const void *a, const void *b)
 {
-    const struct aot_block *x = a, *y = b;
+    const struct aot_tuning_rule *x = a, *y = b;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
+    if (x->ranks_lo != y->ranks_lo)
+        return x->ranks_lo < y->ranks_lo ? -1 : 1;
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Ranks blocks of one collective must be disjoint: sorted, neighbours tell (O(n log n)). */
+/* Ranks blocks of one collective must not meet.  Sorted by ranks_lo, each block is compared
+ * with the later ones whose ranks range starts within its own: without shape qualifiers that is
+ * only its neighbour (O(n log n)); blocks that share a ranks range and differ in their shape
+ * are compared with each other. */
 static int aot_blocks_check(struct aot_blocks *bl, struct aot_reader *rd)
 {
     if (bl->n < 2)
         return 0;           /* (qsort may not be handed the NULL of an empty list) */
     qsort(bl->b, (size_t) bl->n, sizeof(*bl->b), aot_block_cmp);
-    for (int i = 1; i < bl->n; i++) {
-        const struct aot_block *x = &bl->b[i - 1], *y = &bl->b[i];
-        if (x->kind == y->kind && y->lo <= x->hi) {
-            const struct aot_block *late = x->line > y->line ? x : y, *o = late == x ? y : x;
-            char a[64], b[64];
-            aot_fmt_ranks(a, sizeof(a), late->lo, late->hi);
-            aot_fmt_ranks(b, sizeof(b), o->lo, o->hi);
-            rd->line = late->line;
-            return aot_fail(rd, "ranks %s overlaps ranks %s at line %d", a, b, o->line);
+    for (int i = 0; i + 1 < bl->n; i++) {
+        const struct aot_tuning_rule *x = &bl->b[i];
+        for (int j = i + 1; j < bl->n && bl->b[j].kind == x->kind
+                            && bl->b[j].ranks_lo <= x->ranks_hi; j++) {
+            const struct aot_tuning_rule *y = &bl->b[j];
+            if (aot_blocks_meet(x, y)) {
+                const struct aot_tuning_rule *late = x->line > y->line ? x : y;
+                const struct aot_tuning_rule *o = late == x ? y : x;
+                char a[128], b[128];
+                aot_fmt_block(a, sizeof(a), late);
+                aot_fmt_block(b, sizeof(b), o);
+                rd->line = late->line;
+                return aot_fail(rd, "ranks %s overlaps ranks %s at line %d", a, b, o->line);
+            }
         }
     }
+    return 0;
+}
+
+/* "hosts <lo>-<hi>" or "ppn <lo>-<hi>" after "ranks": 0, or -1 with the message given. */
+static int aot_parse_qualifier(struct aot_reader *rd, char **tok, int ntok, int *at,
+                               const char *word, int version, int *lo_out, int *hi_out)
+{
+    uint64_t lo, hi;
+
+    if (*at >= ntok || strcmp(tok[*at], word) != 0)
+        return 0;
+    if (version < 2)
+        return aot_fail(rd, "'%s' needs format version 2 (the file says 'autoopt-tuning %d')",
+                        word, version);
+    if (*at + 1 >= ntok || aot_parse_range(tok[*at + 1], AOT_TUNING_INF_RANKS, &lo, &hi) != 0
+        || lo < 1 || hi < lo || (hi > INT_MAX && hi != AOT_TUNING_INF_RANKS))
+        return aot_fail(rd, "expected '%s <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')",
+                        word);
+    *lo_out = (int) lo;
+    *hi_out = hi == AOT_TUNING_INF_RANKS ? AOT_TUNING_INF_RANKS : (int) hi;
+    *at += 2;
     return 0;
 }
 
@@ -373,7 +498,7 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
 {
     int version = 0, kind = -1, have_ranks = 0, ranks_line = 0, block_rules = 0;
     int kind_line[AOT_COLL_NKINDS] = {0};
-    int ranks_lo = 0, ranks_hi = 0;
+    int ranks_lo = 0, ranks_hi = 0, hosts_lo = 0, hosts_hi = 0, ppn_lo = 0, ppn_hi = 0;
     size_t pos = 0;
     char line[1024], msg[1024];
 
@@ -406,9 +531,9 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
                 || aot_parse_u64(tok[1], strlen(tok[1]), 0, &v) != 0)
                 return aot_fail(rd, "expected 'autoopt-tuning %d' as the first line",
                                 AOT_TUNING_VERSION);
-            if (v != AOT_TUNING_VERSION)
+            if (v < 1 || v > AOT_TUNING_VERSION)
                 return aot_fail(rd, "format version %llu not supported (this autoopt reads "
-                                "version %d)", (unsigned long long) v, AOT_TUNING_VERSION);
+                                "versions 1-%d)", (unsigned long long) v, AOT_TUNING_VERSION);
             version = (int) v;
             continue;
         }
@@ -435,18 +560,28 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
         }
         if (strcmp(tok[0], "ranks") == 0) {
             uint64_t lo, hi;
+            int at = 2;
             if (kind < 0)
                 return aot_fail(rd, "expected 'collective <name>' before 'ranks'");
             if (have_ranks && block_rules == 0) {
                 rd->line = ranks_line;
                 return aot_fail(rd, "ranks block without a 'bytes' line");
             }
-            if (ntok != 2 || aot_parse_range(tok[1], AOT_TUNING_INF_RANKS, &lo, &hi) != 0
+            if (ntok < 2 || aot_parse_range(tok[1], AOT_TUNING_INF_RANKS, &lo, &hi) != 0
                 || lo < 1 || hi < lo || (hi > INT_MAX && hi != AOT_TUNING_INF_RANKS))
                 return aot_fail(rd, "expected 'ranks <lo>-<hi>' with 1 <= lo <= hi "
                                 "(hi may be 'inf')");
             ranks_lo = (int) lo;
             ranks_hi = hi == AOT_TUNING_INF_RANKS ? AOT_TUNING_INF_RANKS : (int) hi;
+            hosts_lo = hosts_hi = ppn_lo = ppn_hi = 0;
+            if (aot_parse_qualifier(rd, tok, ntok, &at, "hosts", version, &hosts_lo, &hosts_hi)
+                || aot_parse_qualifier(rd, tok, ntok, &at, "ppn", version, &ppn_lo, &ppn_hi))
+                return -1;
+            if (at < ntok)
+                return aot_fail(rd, "unexpected '%s' after 'ranks %s' (%s)",
+                                aot_rq(rd, 0, tok[at]), aot_rq(rd, 1, tok[1]),
+                                version < 2 ? "format version 1 has no qualifiers"
+                                            : "expected 'hosts <lo>-<hi>', then 'ppn <lo>-<hi>'");
             /* overlapping ranks blocks are found once the whole file is read
              * (aot_blocks_check) */
             if (bl->n == bl->cap) {
@@ -457,10 +592,9 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
                 bl->b = nb;
                 bl->cap = cap;
             }
-            bl->b[bl->n].kind = kind;
-            bl->b[bl->n].lo = ranks_lo;
-            bl->b[bl->n].hi = ranks_hi;
-            bl->b[bl->n++].line = rd->line;
+            bl->b[bl->n++] = (struct aot_tuning_rule){
+                .kind = kind, .ranks_lo = ranks_lo, .ranks_hi = ranks_hi, .hosts_lo = hosts_lo,
+                .hosts_hi = hosts_hi, .ppn_lo = ppn_lo, .ppn_hi = ppn_hi, .line = rd->line};
             have_ranks = 1;
             ranks_line = rd->line;
             block_rules = 0;
@@ -485,6 +619,10 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
             r.kind = kind;
             r.ranks_lo = ranks_lo;
             r.ranks_hi = ranks_hi;
+            r.hosts_lo = hosts_lo;
+            r.hosts_hi = hosts_hi;
+            r.ppn_lo = ppn_lo;
+            r.ppn_hi = ppn_hi;
             r.alg = c.alg;
             r.param = c.param;
             r.line = rd->line;
@@ -547,7 +685,8 @@ int aot_tuning_read(struct aot_tuning *t, const char *path, char *err, size_t er
 int aot_tuning_write(const struct aot_tuning *t, FILE *f)
 {
     struct aot_tuning_rule *sorted = NULL;
-    int kind = -1, ranks_lo = 0, ranks_hi = 0, ok = 1;
+    const struct aot_tuning_rule *block = NULL;
+    int kind = -1, ok = 1;
 
     if (t->n) {
         sorted = malloc(t->n * sizeof(*sorted));
@@ -561,16 +700,15 @@ int aot_tuning_write(const struct aot_tuning *t, FILE *f)
     for (size_t i = 0; i < t->n; i++) {
         const struct aot_tuning_rule *r = &sorted[i];
         struct aot_coll_choice c = {r->alg, r->param};
-        char a[64], spec[256];
+        char a[128], spec[256];
         if (r->kind != kind) {
             kind = r->kind;
-            ranks_lo = -1;
+            block = NULL;
             ok &= fprintf(f, "collective %s\n", aot_coll_kind_names[kind]) > 0;
         }
-        if (r->ranks_lo != ranks_lo || r->ranks_hi != ranks_hi) {
-            ranks_lo = r->ranks_lo;
-            ranks_hi = r->ranks_hi;
-            aot_fmt_ranks(a, sizeof(a), ranks_lo, ranks_hi);
+        if (!block || !aot_same_block(block, r)) {
+            block = r;
+            aot_fmt_block(a, sizeof(a), r);
             ok &= fprintf(f, "  ranks %s\n", a) > 0;
         }
         aot_fmt_bytes(a, sizeof(a), r->bytes_lo, r->bytes_hi);

@@ -16,7 +16,8 @@
 
 const char aot_fuzz_name[] = "tuning";
 const char *const aot_fuzz_dict[] = {
-    "autoopt-tuning 1\n", "collective ", "ranks ", "bytes ", "allreduce", "bcast", "reduce",
+    "autoopt-tuning 1\n", "autoopt-tuning 2\n", " hosts ", " ppn ", "collective ", "ranks ",
+    "bytes ", "allreduce", "bcast", "reduce",
     "allgather", "allgatherv", "alltoall", "alltoallv", "barrier", "native", "ring", "binomial",
     "chain:segment=", "ring_n_barriers:n=", "tree:k=", "imamura_hybrid1:j=", "inf", "0-inf",
     "1-", "-", "K", "M", "G", "KiB", "B", "#", "\n", " ", "\t", "\r", "18446744073709551615",

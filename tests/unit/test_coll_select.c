@@ -260,8 +260,9 @@ START_TEST(test_decide_tuning)
     struct aot_coll_decision d;
     struct aot_tuning t;
     char err[256];
-    struct aot_tuning_rule r1 = {AOT_COLL_BCAST, 2, 8, 0, 1023, 0, 0, 0, NULL};
-    struct aot_tuning_rule r2 = {AOT_COLL_BCAST, 2, 8, 1024, AOT_TUNING_INF_BYTES, 0, 4096, 0, NULL};
+    struct aot_tuning_rule r1 = {AOT_COLL_BCAST, 2, 8, 0, 1023, 0, 0, 0, NULL, 0, 0, 0, 0};
+    struct aot_tuning_rule r2 = {AOT_COLL_BCAST, 2, 8, 1024, AOT_TUNING_INF_BYTES, 0, 4096, 0,
+                                 NULL, 0, 0, 0, 0};
 
     r1.alg = find(AOT_COLL_BCAST, "binomial");
     r2.alg = find(AOT_COLL_BCAST, "chain");
@@ -283,6 +284,25 @@ START_TEST(test_decide_tuning)
     ck_assert_int_eq(d.why, AOT_WHY_DEFAULT);
     aot_coll_decide(&pol, AOT_COLL_BCAST, 1, 0, 1, &d);
     ck_assert_int_eq(d.choice.alg, AOT_COLL_BCAST);
+    /* a block for 2 hosts of 2 ranks (format version 2) takes 4 ranks of that shape only */
+    struct aot_tuning_rule r3 = r1;
+    r3.ranks_lo = r3.ranks_hi = 12;
+    r3.hosts_lo = r3.hosts_hi = 2;
+    r3.ppn_lo = r3.ppn_hi = 6;
+    r3.alg = find(AOT_COLL_BCAST, "linear");
+    ck_assert_int_eq(aot_tuning_add(&t, &r3, err, sizeof(err)), 0);
+    struct aot_coll_shape sh = {12, 2, 6};
+    aot_coll_decide_shape(&pol, AOT_COLL_BCAST, &sh, 100, 1, &d);
+    ck_assert_int_eq(d.choice.alg, r3.alg);
+    ck_assert_int_eq(d.why, AOT_WHY_TUNED);
+    sh.ppn = 11;
+    aot_coll_decide_shape(&pol, AOT_COLL_BCAST, &sh, 100, 1, &d);
+    ck_assert_int_eq(d.why, AOT_WHY_DEFAULT);
+    aot_coll_decide(&pol, AOT_COLL_BCAST, 12, 100, 1, &d);      /* shape unknown */
+    ck_assert_int_eq(d.why, AOT_WHY_DEFAULT);
+    sh = (struct aot_coll_shape){4, 2, 2};                       /* unqualified blocks still */
+    aot_coll_decide_shape(&pol, AOT_COLL_BCAST, &sh, 1023, 1, &d);
+    ck_assert_int_eq(d.choice.alg, r1.alg);
     /* forced beats the tuning file */
     pol.forced[AOT_COLL_BCAST] = find(AOT_COLL_BCAST, "linear");
     aot_coll_decide(&pol, AOT_COLL_BCAST, 4, 10, 1, &d);

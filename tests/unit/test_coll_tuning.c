@@ -129,6 +129,95 @@ START_TEST(test_round_trip_text)
 }
 END_TEST
 
+/* Version 2: ranks blocks qualified by the host shape are looked up by shape, written back as
+ * read, and an unknown shape (0) finds only the unqualified blocks. */
+START_TEST(test_host_shape)
+{
+    static const char *text =
+        "autoopt-tuning 2\n"
+        "collective bcast\n"
+        "ranks 4-4 hosts 2-2 ppn 2-2\n"
+        "bytes 0-255 linear\n"
+        "bytes 256-inf binary\n"
+        "ranks 4-4 hosts 1-1\n"
+        "bytes 0-inf chain:segment=8192\n"
+        "ranks 4-4 hosts 4-4\n"
+        "bytes 0-inf binomial\n"
+        "ranks 5-inf\n"
+        "bytes 0-inf split_binary\n"
+        "ranks 2-3 ppn 1-1\n"
+        "bytes 0-inf scatter_allgather\n";
+    static const struct { int p, nhosts, ppn; uint64_t bytes; const char *alg; } q[] = {
+        {4, 2, 2, 100, "linear"}, {4, 2, 2, 256, "binary"}, {4, 1, 4, 0, "chain"},
+        {4, 4, 1, 7, "binomial"}, {4, 3, 2, 7, NULL}, {4, 2, 3, 7, NULL}, {4, 0, 0, 7, NULL},
+        {9, 0, 0, 7, "split_binary"}, {9, 3, 3, 7, "split_binary"},
+        {3, 3, 1, 1, "scatter_allgather"}, {3, 1, 3, 1, NULL}, {3, 0, 0, 1, NULL}, {1, 1, 1, 0, NULL},
+    };
+    struct aot_tuning a, b;
+    char err[512] = "", *out;
+
+    aot_tuning_init(&a);
+    aot_tuning_init(&b);
+    ck_assert_msg(parse(&a, text, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(a.shaped, 5);
+    for (int pass = 0; pass < 2; pass++) {
+        const struct aot_tuning *t = pass ? &b : &a;
+        for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+            const struct aot_tuning_rule *r = aot_tuning_lookup_shape(t, AOT_COLL_BCAST, q[i].p,
+                                                                      q[i].nhosts, q[i].ppn,
+                                                                      q[i].bytes);
+            if (!q[i].alg)
+                ck_assert_msg(r == NULL, "query %zu found %s", i, aot_coll_algs[r->alg].name);
+            else
+                ck_assert_msg(r && strcmp(aot_coll_algs[r->alg].name, q[i].alg) == 0,
+                              "query %zu: want %s, got %s", i, q[i].alg,
+                              r ? aot_coll_algs[r->alg].name : "none");
+        }
+        ck_assert_ptr_null(aot_tuning_lookup(t, AOT_COLL_BCAST, 4, 0));
+        if (pass)
+            break;
+        out = write_mem(&a);
+        ck_assert_ptr_nonnull(strstr(out, "autoopt-tuning 2\n"));
+        ck_assert_ptr_nonnull(strstr(out, "  ranks 4-4 hosts 2-2 ppn 2-2\n    bytes 0-255 linear\n"
+                                          "    bytes 256-inf binary\n"));
+        ck_assert_ptr_nonnull(strstr(out, "  ranks 2-3 ppn 1-1\n"));
+        ck_assert_ptr_nonnull(strstr(out, "  ranks 5-inf\n"));
+        ck_assert_msg(aot_tuning_parse(&b, out, strlen(out), "written", err, sizeof(err)) == 0,
+                      "%s\n%s", err, out);
+        free(out);
+    }
+    /* in memory, as the tuner builds tables: a block that meets another one is refused */
+    struct aot_tuning_rule r = b.rules[0];           /* ranks 2-3 ppn 1-1 */
+    ck_assert_int_eq(r.ranks_lo, 2);
+    r.hosts_lo = 2;
+    r.hosts_hi = 3;
+    r.ppn_lo = r.ppn_hi = 0;
+    ck_assert_int_eq(aot_tuning_add(&b, &r, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "ranks 2-3 hosts 2-3 overlaps ranks 2-3 ppn 1-1 at line 5");
+    r.hosts_lo = r.hosts_hi = 3;
+    r.ppn_lo = r.ppn_hi = 2;
+    ck_assert_msg(aot_tuning_add(&b, &r, err, sizeof(err)) == 0, "%s", err);
+    aot_tuning_free(&a);
+    aot_tuning_free(&b);
+}
+END_TEST
+
+/* A version 1 file still loads and means what it meant: no rule has a shape. */
+START_TEST(test_version1_loads)
+{
+    struct aot_tuning t;
+    char err[512] = "";
+
+    aot_tuning_init(&t);
+    ck_assert_msg(parse(&t, "autoopt-tuning 1\ncollective bcast\nranks 4-4\nbytes 0-inf linear\n",
+                        err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(t.shaped, 0);
+    ck_assert_ptr_nonnull(aot_tuning_lookup_shape(&t, AOT_COLL_BCAST, 4, 2, 2, 10));
+    ck_assert_ptr_nonnull(aot_tuning_lookup(&t, AOT_COLL_BCAST, 4, 10));
+    aot_tuning_free(&t);
+}
+END_TEST
+
 /* Every algorithm of the registry with every tuner value, built in memory as the tuner will. */
 START_TEST(test_round_trip_registry)
 {
@@ -173,7 +262,7 @@ END_TEST
 START_TEST(test_save_and_read)
 {
     struct aot_tuning a, b;
-    struct aot_tuning_rule r = {AOT_COLL_ALLGATHER, 2, 16, 0, 4095, 0, 0, 0, NULL};
+    struct aot_tuning_rule r = {AOT_COLL_ALLGATHER, 2, 16, 0, 4095, 0, 0, 0, NULL, 0, 0, 0, 0};
     char path[] = "/tmp/aot-test-tuning-XXXXXX", err[512] = "";
     int fd = mkstemp(path);
 
@@ -237,12 +326,40 @@ START_TEST(test_errors)
 {
 #define HEAD "autoopt-tuning 1\ncollective allreduce\nranks 1-4\n"
     static const struct { const char *text, *msg; } cases[] = {
-        {"", "t.tune:1: expected 'autoopt-tuning 1' as the first line"},
-        {"# only a comment\n\n", "t.tune:2: expected 'autoopt-tuning 1' as the first line"},
-        {"collective allreduce\n", "t.tune:1: expected 'autoopt-tuning 1' as the first line"},
-        {"autoopt-tuning\n", "t.tune:1: expected 'autoopt-tuning 1' as the first line"},
-        {"autoopt-tuning 2\n", "t.tune:1: format version 2 not supported (this autoopt reads "
-                               "version 1)"},
+        {"", "t.tune:1: expected 'autoopt-tuning 2' as the first line"},
+        {"# only a comment\n\n", "t.tune:2: expected 'autoopt-tuning 2' as the first line"},
+        {"collective allreduce\n", "t.tune:1: expected 'autoopt-tuning 2' as the first line"},
+        {"autoopt-tuning\n", "t.tune:1: expected 'autoopt-tuning 2' as the first line"},
+        {"autoopt-tuning 3\n", "t.tune:1: format version 3 not supported (this autoopt reads "
+                               "versions 1-2)"},
+        {"autoopt-tuning 0\n", "t.tune:1: format version 0 not supported (this autoopt reads "
+                               "versions 1-2)"},
+        /* version 2: the host shape */
+        {"autoopt-tuning 1\ncollective bcast\nranks 4-4 hosts 2-2\n",
+         "t.tune:3: 'hosts' needs format version 2 (the file says 'autoopt-tuning 1')"},
+        {"autoopt-tuning 1\ncollective bcast\nranks 4-4 ppn 2-2\n",
+         "t.tune:3: 'ppn' needs format version 2 (the file says 'autoopt-tuning 1')"},
+        {"autoopt-tuning 1\ncollective bcast\nranks 4-4 fast\n",
+         "t.tune:3: unexpected 'fast' after 'ranks 4-4' (format version 1 has no qualifiers)"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 4-4 hosts 0-2\n",
+         "t.tune:3: expected 'hosts <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 4-4 hosts\n",
+         "t.tune:3: expected 'hosts <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 4-4 ppn 3-2\n",
+         "t.tune:3: expected 'ppn <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 4-4 ppn 2-2 hosts 2-2\n",
+         "t.tune:3: unexpected 'hosts' after 'ranks 4-4' (expected 'hosts <lo>-<hi>', then "
+         "'ppn <lo>-<hi>')"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 4-4 hosts 2-2\nbytes 0-inf linear\n"
+         "ranks 4-4\nbytes 0-inf binomial\n",
+         "t.tune:5: ranks 4-4 overlaps ranks 4-4 hosts 2-2 at line 3"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 2-8 hosts 2-inf ppn 2-2\nbytes 0-inf linear\n"
+         "ranks 1-4 hosts 3-3\nbytes 0-inf binomial\nranks 4-4 hosts 1-1\nbytes 0-inf binary\n",
+         "t.tune:5: ranks 1-4 hosts 3-3 overlaps ranks 2-8 hosts 2-inf ppn 2-2 at line 3"},
+        {"autoopt-tuning 2\ncollective bcast\nranks 4-4 hosts 2-2\nbytes 0-99 linear\n"
+         "ranks 4-4 hosts 1-1\nbytes 0-inf binomial\nranks 4-4 hosts 2-2\n"
+         "bytes 100-inf binary\n",
+         "t.tune:7: ranks 4-4 hosts 2-2 overlaps ranks 4-4 hosts 2-2 at line 3"},
         {HEAD "bytes 0-x ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
         {HEAD "bytes 10-5 ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
         {HEAD "bytes inf-5 ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
@@ -413,7 +530,7 @@ END_TEST
 START_TEST(test_add_errors)
 {
     struct aot_tuning t;
-    struct aot_tuning_rule r = {AOT_COLL_BCAST, 1, 4, 0, 100, 0, 0, 0, NULL};
+    struct aot_tuning_rule r = {AOT_COLL_BCAST, 1, 4, 0, 100, 0, 0, 0, NULL, 0, 0, 0, 0};
     char err[512] = "";
 
     aot_tuning_init(&t);
@@ -439,7 +556,7 @@ START_TEST(test_write_notes)
 {
     struct aot_tuning a, b;
     struct aot_tuning_rule r = {AOT_COLL_BCAST, 4, 4, 0, 4095, 0, 0, 0,
-                                 "1.65x faster than native"};
+                                 "1.65x faster than native", 0, 0, 0, 0};
     char err[512] = "", *text;
 
     aot_tuning_init(&a);
@@ -482,6 +599,8 @@ int main(void)
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_add_errors);
     tcase_add_test(tc, test_write_notes);
+    tcase_add_test(tc, test_host_shape);
+    tcase_add_test(tc, test_version1_loads);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

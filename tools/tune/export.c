@@ -385,11 +385,18 @@ static int make_groups(const struct aot_tuning *t, struct group **out)
 {
     const struct aot_tuning_rule **v = pooled(malloc((t->n ? t->n : 1) * sizeof(*v)));
     struct group *g = pooled(calloc(t->n ? t->n : 1, sizeof(*g)));
+    size_t n = 0;
     int ng = 0;
+    /* Neither library's selection file knows how ranks sit on hosts: rules qualified by the
+     * host shape (format version 2) stay autoopt's, and the library keeps its own choice. */
     for (size_t i = 0; i < t->n; i++)
-        v[i] = &t->rules[i];
-    qsort(v, t->n, sizeof(*v), cmp_rule);
-    for (size_t i = 0; i < t->n; i++) {
+        if (!aot_tuning_rule_shaped(&t->rules[i]))
+            v[n++] = &t->rules[i];
+    if (n < t->n)
+        printf("%zu rule%s qualified by hosts or ppn not exported (the MPI libraries' files "
+               "cannot express the host shape)\n", t->n - n, t->n - n == 1 ? "" : "s");
+    qsort(v, n, sizeof(*v), cmp_rule);
+    for (size_t i = 0; i < n; i++) {
         if (ng == 0 || g[ng - 1].kind != v[i]->kind || g[ng - 1].ranks_lo != v[i]->ranks_lo)
             g[ng++] = (struct group){v[i]->kind, v[i]->ranks_lo, v[i]->ranks_hi, &v[i], 0};
         g[ng - 1].n++;

@@ -55,6 +55,7 @@ struct opts {
     int comm_sizes[MAX_COMMS], ncomm;
     double budget, tolerance, prune, race, resolution, target_us;
     int min_reps, max_reps, resume, quiet, check_search;
+    int host_shape;         /* --host-shape: qualify each block by the measured host shape */
     int map_steps;          /* --map: sizes per octave; 0 = the normal search */
     char cmdline[1024];
 };
@@ -121,6 +122,10 @@ static void usage(FILE *f)
 "                         pruning, no parameter search and no crossover search; the raw\n"
 "                         file is the input of \"autoopt-tune encode\"; the tuning file\n"
 "                         names each size's winner from that size to the next\n"
+"    --host-shape         qualify every ranks block with the hosts and ranks per host of\n"
+"                         the communicator it was measured on (\"ranks 4-7 hosts 2-2\n"
+"                         ppn 2-2\", docs/tuning-format.md): the rules then apply only to\n"
+"                         communicators laid out alike, and others run native\n"
 "    --quiet              no progress output\n"
 "    --check-search       also measure every parameter value and report how often the\n"
 "                         golden-section search found the best of them (slower; for\n"
@@ -237,6 +242,8 @@ static void parse_options(int argc, char **argv)
             o.check_search = 1;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
+        } else if (!strcmp(a, "--host-shape")) {
+            o.host_shape = 1;
         } else if (!strcmp(a, "--coll")) {
             NEEDS_VALUE();
             char buf[256], *save = NULL;
@@ -1106,6 +1113,15 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
     PMPI_Comm_dup(comm, &c.pcomm);
     if (aot_coll_ctx_init(&c.actx, c.pcomm) != MPI_SUCCESS)
         die_one("out of memory");
+    int shape_hosts = 0, shape_ppn = 0;
+    if (o.host_shape) {
+        const struct aot_coll_hier *h;
+        if (aot_coll_hier(&c.actx, &h) != MPI_SUCCESS)
+            die_one("--host-shape: cannot group the ranks by host");
+        shape_hosts = h->nhosts;
+        for (int i = 0; i < h->nhosts; i++)
+            shape_ppn = h->host_size[i] > shape_ppn ? h->host_size[i] : shape_ppn;
+    }
     ng = make_grid(kind, grid);
     /* even points first (all candidates), then the odd ones between them (pruned) */
     for (int pass = 0; pass < 2; pass++)
@@ -1192,7 +1208,9 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
         struct aot_tuning_rule rule = {.kind = kind, .ranks_lo = ranks_lo, .ranks_hi = ranks_hi,
                                        .bytes_lo = rg[i].lo, .bytes_hi = rg[i].hi,
                                        .alg = rg[i].alg, .param = rg[i].param,
-                                       .note = strdup(note)};
+                                       .note = strdup(note), .hosts_lo = shape_hosts,
+                                       .hosts_hi = shape_hosts, .ppn_lo = shape_ppn,
+                                       .ppn_hi = shape_ppn};
         if (!rule.note)
             die_one("out of memory");
         if (aot_tuning_add(&rules, &rule, err, sizeof(err)) != 0)

@@ -2,11 +2,13 @@
 # tune_test.sh: autoopt-tune end to end (tools.tune.rules, tools.tune.resume, tools.tune.errors).
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: tune_test.sh rules|comms|resume|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
+# usage: tune_test.sh rules|comms|shape|resume|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
 #   rules   a short tuning run of bcast and allgather writes a file that autoopt loads; a run
 #           with it uses, for every call, the algorithm of the file's rule (tune_check.py)
 #   comms   the same on 3 ranks with --comm-sizes 2,3 (yield-when-idle: 3 ranks, 2 cores): one
 #           ranks block per size under each collective
+#   shape   --host-shape on 2 ranks of one host: every block says 'hosts 1-1 ppn 2-2' in a
+#           version 2 file, and autoopt, which finds that shape, follows its rules call by call
 #   resume  a run killed part-way and resumed with --resume keeps every line it had written,
 #           measures nothing twice, and ends with the same grid points as a run never stopped
 #   errors  a corrupt or foreign raw file, an existing raw file without --resume and a bad
@@ -36,6 +38,18 @@ comms)
     env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib:$yield" \
         "$mpiexec" -n 3 "$calls" $sizes
     python3 "$check" "$dir/t.tune" "$dir/s.json" 3 $sizes
+    ;;
+shape)
+    "$mpiexec" -n 2 "$tune" $args --host-shape -o "$dir/t.tune"
+    grep -v '^#' "$dir/t.tune"
+    grep -q '^autoopt-tuning 2$' "$dir/t.tune" || { echo "FAIL: not a version 2 file"; exit 1; }
+    total=$(grep -c '^  ranks' "$dir/t.tune")
+    shaped=$(grep -c '^  ranks 2-2 hosts 1-1 ppn 2-2$' "$dir/t.tune")
+    [ "$total" -ge 2 ] && [ "$shaped" = "$total" ] ||
+        { echo "FAIL: $shaped of $total ranks blocks carry 'hosts 1-1 ppn 2-2'"; exit 1; }
+    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib" \
+        "$mpiexec" -n 2 "$calls" $sizes
+    python3 "$check" "$dir/t.tune" "$dir/s.json" 2 $sizes
     ;;
 resume)
     # the same grid, measured once without a stop and once stopped and resumed
