@@ -11,14 +11,22 @@
  * values only, never of a rank's own clock, so every rank of the communicator runs the same
  * algorithm at the same call.
  *
+ * What is timed is the key's period: from the end of the key's previous call to the end of
+ * this one.  In a program's loop that is one iteration with this algorithm in place, so an
+ * algorithm is charged for what it leaves behind (ranks leaving it at different times make the
+ * next collective wait), not only for its own call.  For that to compare algorithms, only one
+ * key of a communicator explores at a time (the runner says which may: may_explore); the
+ * other keys keep their algorithm meanwhile.
+ *
  * A session:
  *   warm-up     AOT_ONLINE_WARMUP calls, native, untimed: a key called fewer times never
- *               explores (it could not pay the exploration back).
+ *               explores (it could not pay the exploration back).  After them the key waits,
+ *               still native, until no other key of its communicator explores.
  *   explore     the candidates take turns, 1 + AOT_ONLINE_SETTLE calls each, the last one
- *               timed, for AOT_ONLINE_REPS rounds; then the ranks agree on the per-call maxima (one reduction); a
- *               candidate's score is the mean of its best REPS/2+1 agreed calls.  The winner is
- *               the lowest score; a candidate other than native must beat native's score by
- *               AOT_ONLINE_MARGIN.
+ *               timed, for AOT_ONLINE_REPS rounds; then the ranks agree on the per-call
+ *               maxima (one reduction); a candidate's score is the mean of its best REPS/2+1
+ *               agreed periods.  The winner is the lowest score; a candidate other than native
+ *               must beat native's score by AOT_ONLINE_MARGIN.
  *   monitor     one call in AOT_ONLINE_SAMPLE is timed; a window of samples that doubles while
  *               the winner stays good (from AOT_ONLINE_WIN0 to AOT_ONLINE_WINMAX) is agreed at
  *               its end; the winner gives way to the second best when both the window's score
@@ -27,7 +35,8 @@
  *               When a window's score is more than AOT_ONLINE_STALE times above or below the
  *               winner's own score, the conditions the scores were measured under are gone
  *               (the start of a program is often slow, or the machine got busy): the key
- *               explores again, at most AOT_ONLINE_REEXPLORE times.
+ *               explores again, at most AOT_ONLINE_REEXPLORE times, when no other key
+ *               explores.
  */
 #ifndef AOT_ONLINE_H_INCLUDED
 #define AOT_ONLINE_H_INCLUDED
@@ -37,7 +46,7 @@
 #include "coll_internal.h"
 
 #define AOT_ONLINE_MAXCAND 6
-#define AOT_ONLINE_REPS 8
+#define AOT_ONLINE_REPS 6
 #define AOT_ONLINE_SETTLE 1        /* untimed calls before each timed one while exploring */
 #define AOT_ONLINE_WARMUP 16
 #define AOT_ONLINE_SAMPLE 8
@@ -69,6 +78,8 @@ struct aot_online_key {
     uint64_t calls;          /* calls of this key so far */
     int cur;                 /* candidate of the call in progress */
     int timed;               /* the call in progress is timed */
+    int may_explore;         /* as the runner said at the call in progress */
+    double mark;             /* the runner's: when the key's previous call ended */
     int winner, second;      /* second: -1 when there is none */
     int win0;                /* first window, samples */
     double switch_factor;    /* AOT_ONLINE_SWITCH unless the configuration says otherwise */
@@ -90,11 +101,13 @@ struct aot_online_key {
 void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *cand, int n,
                      int win0, double switch_factor);
 
-/* The algorithm the call about to be made runs; *timed is 1 when its time must be reported
- * with aot_online_record. */
-const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int *timed);
+/* The algorithm the call about to be made runs; *timed is 1 when its period must be reported
+ * with aot_online_record.  may_explore: no other key of the communicator is exploring (the
+ * same on every rank: it follows from the calls made on the communicator). */
+const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
+                                              int *timed);
 
-/* Reports the time (seconds) of a timed call.  Returns the number of values of k->buf that
+/* Reports the period (seconds) of a timed call.  Returns the number of values of k->buf that
  * must now be reduced with MPI_MAX over the communicator and given to aot_online_agreed, or 0. */
 int aot_online_record(struct aot_online_key *k, double seconds);
 

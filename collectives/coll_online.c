@@ -135,15 +135,17 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
     k->phase = n > 1 ? AOT_ONLINE_WARMING : AOT_ONLINE_FIXED;
 }
 
-const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int *timed)
+const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
+                                              int *timed)
 {
     uint64_t call = k->calls++;
 
     k->timed = 0;
+    k->may_explore = may_explore;
     switch (k->phase) {
     case AOT_ONLINE_WARMING:
         k->cur = 0;
-        if (call + 1 < AOT_ONLINE_WARMUP)
+        if (call + 1 < AOT_ONLINE_WARMUP || !may_explore)
             break;
         /* the last warm-up call: exploring starts with the next one */
         k->phase = AOT_ONLINE_EXPLORING;
@@ -229,7 +231,7 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
     double last = aot_online_score(x + n - nl, nl);
     double mean = aot_online_score(x, n);
     k->n = 0;
-    if (k->reexplored < AOT_ONLINE_REEXPLORE
+    if (k->reexplored < AOT_ONLINE_REEXPLORE && k->may_explore
         && (mean > AOT_ONLINE_STALE * k->score[k->winner]
             || mean * AOT_ONLINE_STALE < k->score[k->winner])) {
         k->reexplored++;

@@ -31,6 +31,10 @@
 struct aot_online_comm {
     struct aot_online_key *keys[AOT_COLL_NKINDS][2][AOT_ONLINE_NBUCKETS];
     int size, rank;
+    /* The key that explores, or NULL: one at a time, so that the periods it times differ by
+     * its own candidates only.  Every rank sees the same calls on the communicator in the
+     * same order, so every rank holds the same key here. */
+    const struct aot_online_key *explorer;
     double id;                      /* agreed at the first reduction; -1 until then */
     struct aot_online_comm *next;   /* every communicator's keys stay until MPI_Finalize */
 };
@@ -74,6 +78,15 @@ static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind, int c
     return k;
 }
 
+/* Keeps o->explorer up to date after k's phase may have changed. */
+static void aot_online_explorer(struct aot_online_comm *o, const struct aot_online_key *k)
+{
+    if (k->phase == AOT_ONLINE_EXPLORING)
+        o->explorer = k;
+    else if (o->explorer == k)
+        o->explorer = NULL;
+}
+
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
                      int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call)
@@ -103,13 +116,15 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
     kp = &o->keys[kind][commutative != 0][aot_online_bucket(bytes)];
     if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, bytes, commutative)))
         return 0;
-    *c = *aot_online_next(*kp, &timed);
+    *c = *aot_online_next(*kp, !o->explorer || o->explorer == *kp, &timed);
+    aot_online_explorer(o, *kp);
     call->k = *kp;
     call->o = o;
     call->kind = kind;
     call->bytes = bytes;
     call->n = 0;
-    call->t0 = timed ? PMPI_Wtime() : 0;
+    /* the period: from the end of the key's previous call */
+    call->t0 = timed ? (*kp)->mark : 0;
     if (timed && (*kp)->phase == AOT_ONLINE_EXPLORING)
         aot_stats_add(aot_online_ctr_explore, 1);
     return 1;
@@ -117,9 +132,14 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
 
 int aot_online_end(struct aot_online_call *call)
 {
-    if (!call->k || !call->k->timed)
+    double now;
+
+    if (!call->k)
         return 0;
-    call->n = aot_online_record(call->k, PMPI_Wtime() - call->t0);
+    now = PMPI_Wtime();
+    if (call->k->timed)
+        call->n = aot_online_record(call->k, now - call->t0);
+    call->k->mark = now;
     return call->n > 0;
 }
 
@@ -153,6 +173,7 @@ int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
         return rc;
     o->id = buf[n];
     aot_online_agreed(k, buf, n);
+    aot_online_explorer(o, k);
     aot_stats_add(aot_online_ctr_agree, 1);
     if (before == AOT_ONLINE_EXPLORING && k->phase != AOT_ONLINE_EXPLORING
         && aot_cfg.verbose >= 1 && o->rank == 0) {

@@ -102,6 +102,7 @@ END_TEST
 struct sim {
     struct aot_online_key k[NRANKS];
     uint64_t calls;
+    int may_explore;        /* what the runner would say: no other key explores */
 };
 
 typedef double time_fn(int cand, uint64_t call, int rank);
@@ -116,6 +117,7 @@ static void sim_init(struct sim *s, int ncand, int win0, double factor)
     for (int r = 0; r < NRANKS; r++)
         aot_online_init(&s->k[r], c, ncand, win0, factor);
     s->calls = 0;
+    s->may_explore = 1;
 }
 
 /* One call on every rank; checks that all ranks run the same candidate and time together.
@@ -127,7 +129,7 @@ static int sim_call(struct sim *s, time_fn *t)
 
     for (int r = 0; r < NRANKS; r++) {
         int timed, n;
-        const struct aot_coll_choice *c = aot_online_next(&s->k[r], &timed);
+        const struct aot_coll_choice *c = aot_online_next(&s->k[r], s->may_explore, &timed);
         if (r == 0) {
             cand = c->alg;
             timed0 = timed;
@@ -235,9 +237,11 @@ START_TEST(test_switch)
             switched_at = i;
     }
     ck_assert_int_gt(switched_at, 199);
-    /* windows of 16, 32, 64 timed calls end at calls 175, 431, 943; the one that straddles
-     * the change still has the old times in its better half, the next one switches */
-    ck_assert_int_le(switched_at, 943);
+    /* windows of 16, 32, 64 timed calls (one call in AOT_ONLINE_SAMPLE) follow exploring; the
+     * one that straddles the change still has the old times in its better half, the next one
+     * switches */
+    ck_assert_int_le(switched_at, AOT_ONLINE_WARMUP + 4 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE)
+                                  + AOT_ONLINE_SAMPLE * (16 + 32 + 64));
     for (int r = 0; r < NRANKS; r++) {
         ck_assert_int_eq(s.k[r].winner, 2);
         ck_assert_int_eq(s.k[r].second, 1);
@@ -297,6 +301,33 @@ START_TEST(test_reexplore_cap)
 }
 END_TEST
 
+/* While another key of the communicator explores, a key past its warm-up waits, native and
+ * untimed; it explores when it may, and a key that may not never explores again. */
+START_TEST(test_one_explorer)
+{
+    static struct sim s;
+    sim_init(&s, 4, 1, 1.1);
+    s.may_explore = 0;
+    for (int i = 0; i < 5 * AOT_ONLINE_WARMUP; i++)
+        ck_assert_int_eq(sim_call(&s, time_noisy), 0);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_WARMING);
+    ck_assert_int_eq((int) s.k[0].explore_calls, 0);
+    s.may_explore = 1;
+    sim_call(&s, time_noisy);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_EXPLORING);
+    for (int i = 0; i < 4 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE); i++)
+        sim_call(&s, time_noisy);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
+    ck_assert_int_eq(s.k[0].winner, 1);
+    /* the erratic times of test_reexplore_cap, with another key exploring all along */
+    s.may_explore = 0;
+    for (int i = 0; i < 20000; i++)
+        sim_call(&s, time_erratic);
+    ck_assert_int_eq(s.k[0].reexplored, 0);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
+}
+END_TEST
+
 START_TEST(test_single_candidate)
 {
     static struct sim s;
@@ -321,6 +352,7 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_switch);
     tcase_add_test(tc, test_stale_scores);
     tcase_add_test(tc, test_reexplore_cap);
+    tcase_add_test(tc, test_one_explorer);
     tcase_add_test(tc, test_single_candidate);
     suite_add_tcase(s, tc);
     return s;
