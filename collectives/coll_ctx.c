@@ -15,6 +15,9 @@
  * MPI_COMM_TYPE_SHARED alone lumps all ranks together (shared/FACTS.md); on a real cluster two
  * nodes with one name (a misconfiguration) are still told apart by shared memory.
  *
+ * Topology order (h->order, h->place): hosts by switch in depth-first order, then host, then
+ * rank, the order of Faraj & Yuan's logical ring (docs/topology.md).
+ *
  * Cost, once per communicator: allgather of p * MPI_MAX_PROCESSOR_NAME bytes, one split, one
  * allgather within each host, one allgather of p ints, one allreduce of an int; then local.
  */
@@ -27,6 +30,7 @@ struct aot_coll_lazy {
     int have_hier;              /* hier and its arrays are filled */
     struct aot_coll_hier hier;
     int *ints;                  /* one block holding every array of hier */
+    void *slot[AOT_COLL_NSLOTS];  /* aot_coll_slot_get / _set */
 };
 
 int aot_coll_ctx_init(struct aot_coll_ctx *ctx, MPI_Comm comm)
@@ -50,8 +54,28 @@ void aot_coll_ctx_destroy(struct aot_coll_ctx *ctx)
     if (!ctx->lazy)
         return;
     free(ctx->lazy->ints);
+    for (int i = 0; i < AOT_COLL_NSLOTS; i++)
+        free(ctx->lazy->slot[i]);
     free(ctx->lazy);
     ctx->lazy = NULL;
+}
+
+void *aot_coll_slot_get(const struct aot_coll_ctx *ctx, enum aot_coll_slot slot)
+{
+    return ctx->lazy ? ctx->lazy->slot[slot] : NULL;
+}
+
+void *aot_coll_slot_set(const struct aot_coll_ctx *ctx, enum aot_coll_slot slot, void *p)
+{
+    if (!ctx->lazy) {
+        free(p);
+        return NULL;
+    }
+    if (ctx->lazy->slot[slot])
+        free(p);
+    else
+        ctx->lazy->slot[slot] = p;
+    return ctx->lazy->slot[slot];
 }
 
 /* ---------------------------------------------------------------- the hierarchy */
@@ -124,6 +148,28 @@ static void aot_hier_fill(struct aot_coll_hier *h, const int *id, int p, int me,
     h->switch_of = NULL;
 }
 
+/* h->order and h->place in ints (2p): hosts stably sorted by switch (switch numbers are
+ * depth-first, coll_topo.c), each host's members in ascending rank.  A counting sort over the
+ * switches; without a topology every host counts as switch 0, which leaves members as it is. */
+static void aot_hier_order(struct aot_coll_hier *h, int p, int *ints)
+{
+    int *order = ints, *place = ints + p, n = 0;
+    int nsw = h->nswitches > 0 ? h->nswitches : 1;
+
+    for (int s = -1; s < nsw; s++)      /* -1: a host the topology did not place (none) */
+        for (int k = 0; k < h->nhosts; k++) {
+            int sk = h->switch_of ? h->switch_of[k] : 0;
+            if (sk != s && !(s == -1 && (sk < -1 || sk >= nsw)))
+                continue;
+            for (int i = h->first[k]; i < h->first[k + 1]; i++)
+                order[n++] = h->members[i];
+        }
+    for (int i = 0; i < p; i++)
+        place[order[i]] = i;
+    h->order = order;
+    h->place = place;
+}
+
 static int aot_hier_compute(const struct aot_coll_ctx *ctx, struct aot_coll_lazy *lz)
 {
     const int p = ctx->size, me = ctx->rank;
@@ -132,7 +178,7 @@ static int aot_hier_compute(const struct aot_coll_ctx *ctx, struct aot_coll_lazy
     int *group = malloc((size_t) p * sizeof(int));
     int *id = malloc((size_t) p * sizeof(int));
     int *shm_ranks = malloc((size_t) p * sizeof(int));
-    int *ints = malloc((size_t) (6 * p + 1) * sizeof(int));
+    int *ints = malloc((size_t) (8 * p + 1) * sizeof(int));
     int failed = !names || !group || !id || !shm_ranks || !ints, anyfailed = 1;
     int len = 0, q, mine_id, rc;
     MPI_Comm shm = MPI_COMM_NULL;
@@ -184,6 +230,7 @@ static int aot_hier_compute(const struct aot_coll_ctx *ctx, struct aot_coll_lazy
         lz->hier.nswitches = aot_coll_topo_nswitches();
         lz->hier.switch_of = switch_of;
     }
+    aot_hier_order(&lz->hier, p, ints + 6 * p + 1);
     lz->ints = ints;
     ints = NULL;
     lz->have_hier = 1;

@@ -50,6 +50,12 @@ struct aot_coll_hier {
      * switch_of NULL without one. */
     int nswitches;
     const int *switch_of;   /* [nhosts] */
+    /* The ranks in topology order: by switch in depth-first order of the switch tree (switch
+     * numbers, coll_topo.c), then by host, then by rank; without a topology by host, then by
+     * rank (members).  place[r] is rank r's index in order.  A ring in this order crosses each
+     * uplink once per direction (Faraj & Yuan's logical ring). */
+    const int *order;       /* [size] */
+    const int *place;       /* [size] */
 };
 
 /* What a context computes on first use, shared by every copy of the context (coll_ctx.c). */
@@ -92,6 +98,15 @@ static inline struct aot_coll_ctx aot_coll_ctx_with(const struct aot_coll_ctx *c
  * collectives are off.  MPI_SUCCESS, MPI_ERR_NO_MEM on every rank when one rank ran out of
  * memory, or the error of an MPI call. */
 int aot_coll_hier(const struct aot_coll_ctx *ctx, const struct aot_coll_hier **out);
+
+/* What an algorithm derives from the hierarchy once per communicator (topo_pair's schedule),
+ * kept with the context: one slot per user, a malloc'd block freed with the context.  Get
+ * returns NULL until set.  Set takes ownership of p and returns the block the slot now holds
+ * (p; the earlier block, p freed, when the slot was full; NULL, p freed, without a context).
+ * Local. */
+enum aot_coll_slot { AOT_SLOT_TOPO_PAIR, AOT_COLL_NSLOTS };
+void *aot_coll_slot_get(const struct aot_coll_ctx *ctx, enum aot_coll_slot slot);
+void *aot_coll_slot_set(const struct aot_coll_ctx *ctx, enum aot_coll_slot slot, void *p);
 
 /* ---------------------------------------------------------------- algorithm signatures */
 
@@ -174,6 +189,12 @@ void aot_coll_topo_free(void);
  * processor name; -1 when unknown or without a topology). */
 int aot_coll_topo_nswitches(void);
 int aot_coll_topo_switch(const char *name);
+/* The number of uplinks between switches a and b of the job's tree (0 when a == b; -1 when
+ * either is not a switch of the tree). */
+int aot_coll_topo_hops(int a, int b);
+/* The parent of switch sw in the job's tree, -1 for the root or an unknown switch.  Every
+ * switch but the root hangs from its parent by one uplink, which this names. */
+int aot_coll_topo_parent(int sw);
 
 /* ---------------------------------------------------------------- selection (pure) */
 
@@ -393,6 +414,35 @@ int aot_allgather_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void 
 int aot_allgatherv_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                             const int *rcounts, const int *displs, MPI_Datatype rdt,
                             MPI_Comm comm, int pair, enum aot_coll_sync sync, long n);
+/* Step k (1..p-1) of the allgather(v) ring (pair = 0) or pair (1) families for the rank at
+ * position me of order (NULL: the identity): the ranks it sends to and receives from and the
+ * ranks whose blocks it sends and receives. */
+struct aot_xstep {
+    int dst, src, sblock, rblock;
+};
+static inline struct aot_xstep aot_coll_xstep(int me, int p, int k, int pair, const int *order)
+{
+    struct aot_xstep s;
+    int dst = pair ? me ^ k : (me + 1) % p, src = pair ? me ^ k : (me - 1 + p) % p;
+    int sb = pair ? me : (me - k + 1 + p) % p, rb = pair ? src : (me - k + p) % p;
+
+    s.dst = order ? order[dst] : dst;
+    s.src = order ? order[src] : src;
+    s.sblock = order ? order[sb] : sb;
+    s.rblock = order ? order[rb] : rb;
+    return s;
+}
+
+/* The ring (pair = 0) over positions 0..p-1 of a permutation of the ranks: position i is rank
+ * order[i], rank r sits at place[r] (both [p]; NULL, NULL: the identity, as above). */
+int aot_allgather_exchange_ordered(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                                   int rcount, MPI_Datatype rdt, MPI_Comm comm, int pair,
+                                   enum aot_coll_sync sync, long n, const int *order,
+                                   const int *place);
+int aot_allgatherv_exchange_ordered(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                                    const int *rcounts, const int *displs, MPI_Datatype rdt,
+                                    MPI_Comm comm, int pair, enum aot_coll_sync sync, long n,
+                                    const int *order, const int *place);
 /* simple / spreading simple (posted all at once; spread = 1 orders peers rank+1, rank+2...). */
 int aot_alltoall_posted(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                         MPI_Datatype rdt, MPI_Comm comm, int spread);
@@ -411,6 +461,23 @@ int aot_allgather_radix(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
                         MPI_Datatype rdt, MPI_Comm comm, const int *radix, int ndigits);
 /* Radices of a virtual torus of `dims` dimensions holding p ranks (mesh2d, mesh3d). */
 int aot_coll_mesh_radix(int p, int dims, int *radix);
+
+/* Trees ordered by distance from the root (topo_tree.c): near_first = 1 the near-first/
+ * far-last tree, 0 the far-first/near-last one.  They take the hierarchy (collective on first
+ * use).  The reduce needs a commutative operation (MPI_ERR_OP otherwise). */
+int aot_bcast_topo_tree(void *buf, int count, MPI_Datatype dt, int root,
+                        const struct aot_coll_ctx *ctx, int near_first);
+int aot_reduce_topo_tree(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         int root, const struct aot_coll_ctx *ctx, int near_first);
+
+/* A contention-free pairwise all-to-all schedule on the tree of switches (topo_sched.c): this
+ * rank's partner in each phase, -1 when it sits a phase out.  Computed on first use from the
+ * hierarchy (so collective then, as aot_coll_hier) and kept with the context. */
+struct aot_topo_sched {
+    int nphases;
+    int partner[];
+};
+int aot_coll_topo_sched(const struct aot_coll_ctx *ctx, const struct aot_topo_sched **out);
 
 /* Imamura's Copy/Split/Merge broadcast (bcast_csm.c): ops[level] is 'C' or 'S' for the levels
  * of a halving tree over the ranks (levels beyond nops are 'C'); merges follow in reverse. */

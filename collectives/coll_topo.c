@@ -46,6 +46,28 @@ int aot_coll_topo_switch(const char *name)
     return -1;
 }
 
+int aot_coll_topo_parent(int sw)
+{
+    return aot_topo.host_switch && sw >= 0 && sw < aot_topo.nsw ? aot_topo.parent[sw] : -1;
+}
+
+int aot_coll_topo_hops(int a, int b)
+{
+    int hs[2] = {a, b};
+    struct aot_topo_job j;
+
+    if (!aot_topo.host_switch || a < 0 || b < 0 || a >= aot_topo.nsw || b >= aot_topo.nsw)
+        return -1;
+    /* aot_topo_distance walks hosts' switches: two pretend hosts on a and b */
+    memset(&j, 0, sizeof(j));
+    j.nhosts = 2;
+    j.nsw = aot_topo.nsw;
+    j.host_switch = hs;
+    j.parent = aot_topo.parent;
+    j.depth = aot_topo.depth;
+    return aot_topo_distance(&j, 0, 1);
+}
+
 /* Rank 0: reads and resolves.  0, or -1 with the message in err. */
 static int aot_topo_resolve_root(const char *path, const char *hosts, int nhosts,
                                  struct aot_topo_job *job, char *err, size_t errlen)

@@ -54,6 +54,7 @@ struct opts {
     const char *lib, *yield_lib, *mpiexec, *algs;
     const char *netcluster;         /* autoopt-netcluster: run on the emulated cluster */
     const char *tuning;             /* --tuning FILE: one more run, "tuned", with this file */
+    int cyclic;                     /* --cyclic S: measure on world's ranks dealt over S blocks */
 };
 
 struct table {
@@ -86,6 +87,10 @@ static void usage(void)
             "  --tuning FILE       also run \"tuned\": autoopt with AUTOOPT_TUNING=FILE and no\n"
             "                      algorithm forced (a file autoopt-tune wrote), and compare it\n"
             "                      with native and the best algorithm at each size\n"
+            "  --cyclic S          measure on a communicator that deals the world's ranks\n"
+            "                      round-robin over S blocks of consecutive ranks (rank k is\n"
+            "                      world rank (k mod S)*ceil(N/S) + k/S), as a cyclic placement\n"
+            "                      over S switches numbers them (default: MPI_COMM_WORLD)\n"
             "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n");
     exit(2);
 }
@@ -94,26 +99,31 @@ static void usage(void)
 
 static int is_reduction(const char *c) { return !strcmp(c, "allreduce") || !strcmp(c, "reduce"); }
 
+/* The communicator measured: MPI_COMM_WORLD, or with --cyclic S its ranks dealt round-robin
+ * over S blocks of consecutive world ranks (rank k of it is world rank (k mod S)·⌈p/S⌉ + k/S),
+ * the order a launcher's cyclic placement gives when the blocks are switches. */
+static MPI_Comm bench_comm = MPI_COMM_WORLD;
+
 static void run_once(const char *c, void *sbuf, void *rbuf, int count, int p, int *counts,
                      int *displs)
 {
     if (!strcmp(c, "allreduce"))
-        MPI_Allreduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, bench_comm);
     else if (!strcmp(c, "reduce"))
-        MPI_Reduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, 0, bench_comm);
     else if (!strcmp(c, "bcast"))
-        MPI_Bcast(sbuf, count, MPI_CHAR, 0, MPI_COMM_WORLD);
+        MPI_Bcast(sbuf, count, MPI_CHAR, 0, bench_comm);
     else if (!strcmp(c, "allgather"))
-        MPI_Allgather(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, MPI_COMM_WORLD);
+        MPI_Allgather(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, bench_comm);
     else if (!strcmp(c, "allgatherv"))
-        MPI_Allgatherv(sbuf, count, MPI_CHAR, rbuf, counts, displs, MPI_CHAR, MPI_COMM_WORLD);
+        MPI_Allgatherv(sbuf, count, MPI_CHAR, rbuf, counts, displs, MPI_CHAR, bench_comm);
     else if (!strcmp(c, "alltoall"))
-        MPI_Alltoall(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, MPI_COMM_WORLD);
+        MPI_Alltoall(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, bench_comm);
     else if (!strcmp(c, "alltoallv"))
         MPI_Alltoallv(sbuf, counts, displs, MPI_CHAR, rbuf, counts, displs, MPI_CHAR,
-                      MPI_COMM_WORLD);
+                      bench_comm);
     else
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(bench_comm);
     (void) p;
 }
 
@@ -128,6 +138,11 @@ static int worker(const struct opts *o)
     MPI_Init(NULL, NULL);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (o->cyclic > 1) {
+        int blk = (p + o->cyclic - 1) / o->cyclic;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, (rank % blk) * o->cyclic + rank / blk, &bench_comm);
+        MPI_Comm_rank(bench_comm, &rank);
+    }
     sbuf = malloc((size_t) maxb * (size_t) p + 64);
     rbuf = malloc((size_t) maxb * (size_t) p + 64);
     counts = malloc((size_t) p * sizeof(int));
@@ -139,7 +154,10 @@ static int worker(const struct opts *o)
     memset(sbuf, 1, (size_t) maxb * (size_t) p + 64);
     memset(rbuf, 0, (size_t) maxb * (size_t) p + 64);
     if (rank == 0) {
-        printf("# autoopt-bench-coll %s: %s, %d ranks\n", o->coll, alg ? alg : "as is", p);
+        printf("# autoopt-bench-coll %s: %s, %d ranks", o->coll, alg ? alg : "as is", p);
+        if (o->cyclic > 1)
+            printf(", dealt round-robin over %d blocks (--cyclic)", o->cyclic);
+        printf("\n");
         printf("# %-10s %16s %16s %16s %10s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
                "Max Latency(us)", "Iterations");
     }
@@ -157,30 +175,30 @@ static int worker(const struct opts *o)
             displs[i] = i * count;
         }
         /* warm-up, and the number of iterations from its duration (barriers included) */
-        PMPI_Barrier(MPI_COMM_WORLD);
+        PMPI_Barrier(bench_comm);
         t0 = MPI_Wtime();
         for (int i = 0; i < 5; i++) {
             run_once(o->coll, sbuf, rbuf, count, p, counts, displs);
-            PMPI_Barrier(MPI_COMM_WORLD);
+            PMPI_Barrier(bench_comm);
         }
         mine = (MPI_Wtime() - t0) / 5;
         if (rank == 0) {
             double n = mine > 0 ? o->time_per_size / mine : 10000;
             iters = n < 10 ? 10 : n > 10000 ? 10000 : (int) n;
         }
-        PMPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        PMPI_Barrier(MPI_COMM_WORLD);
+        PMPI_Bcast(&iters, 1, MPI_INT, 0, bench_comm);
+        PMPI_Barrier(bench_comm);
         mine = 0;
         for (int i = 0; i < iters; i++) {
             t0 = MPI_Wtime();
             run_once(o->coll, sbuf, rbuf, count, p, counts, displs);
             mine += MPI_Wtime() - t0;
-            PMPI_Barrier(MPI_COMM_WORLD);
+            PMPI_Barrier(bench_comm);
         }
         mine = mine * 1e6 / iters;
-        PMPI_Reduce(&mine, &avg, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        PMPI_Reduce(&mine, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-        PMPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        PMPI_Reduce(&mine, &avg, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
+        PMPI_Reduce(&mine, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, bench_comm);
+        PMPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, bench_comm);
         if (rank == 0) {
             printf("%-12ld %16.2f %16.2f %16.2f %10d\n", b, avg / p, mn, mx, iters);
             fflush(stdout);
@@ -192,6 +210,8 @@ static int worker(const struct opts *o)
     free(rbuf);
     free(counts);
     free(displs);
+    if (bench_comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&bench_comm);
     MPI_Finalize();
     return 0;
 }
@@ -252,8 +272,11 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
     if (pid < 0)
         return NULL;
     if (pid == 0) {
+        char cyc[16];
         char *argv[] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
-                        "--max-size", maxb, "--time-per-size", tps, (char *) o->coll, NULL};
+                        "--max-size", maxb, "--time-per-size", tps, "--cyclic", cyc,
+                        (char *) o->coll, NULL};
+        snprintf(cyc, sizeof(cyc), "%d", o->cyclic > 1 ? o->cyclic : 1);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
         close(fds[1]);
@@ -465,7 +488,7 @@ static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 int main(int argc, char **argv)
 {
     struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL,
-                     NULL};
+                     NULL, 0};
     char self[PATH_MAX];
     ssize_t n;
 
@@ -498,13 +521,15 @@ int main(int argc, char **argv)
             o.netcluster = argv[++i];
         else if (i + 1 < argc && !strcmp(a, "--tuning"))
             o.tuning = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--cyclic"))
+            o.cyclic = atoi(argv[++i]);
         else if (a[0] != '-' && !o.coll)
             o.coll = a;
         else
             usage();
     }
     if (!o.coll || o.np < 1 || o.repeat < 1 || o.min_size < 0 || o.max_size < o.min_size
-        || o.max_size > (1L << 26) || o.time_per_size <= 0)
+        || o.max_size > (1L << 26) || o.time_per_size <= 0 || o.cyclic < 0)
         usage();
     {
         int known = 0;

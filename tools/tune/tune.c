@@ -1287,6 +1287,15 @@ int main(int argc, char **argv)
     parse_options(argc, argv);
     on_tty = isatty(2);
     describe_setup();
+    /* the topology algorithms see the switches as they do in the library, which reads
+     * AUTOOPT_TOPOLOGY at MPI_Init; every rank gets rank 0's message and stops alike */
+    if (getenv("AUTOOPT_TOPOLOGY") && *getenv("AUTOOPT_TOPOLOGY")) {
+        char terr[512];
+        aot_world_rank = world_rank;        /* set by MPI_Init's wrapper in the library */
+        aot_world_size = world_size;
+        if (aot_coll_topo_init(getenv("AUTOOPT_TOPOLOGY"), terr, sizeof(terr)) != 0)
+            die("%s", terr);
+    }
     aot_tuning_init(&rules);
     if (o.raw)
         raw_load();

@@ -165,6 +165,25 @@ static int check_comm(MPI_Comm comm, const char *what)
         }
     }
 
+    /* The topology order: a permutation with place its inverse, switches non-decreasing
+     * (depth-first numbers), the ranks of a host together and ascending. */
+    for (int i = 0; i < p; i++) {
+        int r = h->order[i], prev = i ? h->order[i - 1] : -1;
+        CHECK(r >= 0 && r < p && h->place[r] == i, "%s: order[%d] = %d, place %d", what, i, r,
+              r >= 0 && r < p ? h->place[r] : -1);
+        if (prev < 0 || r < 0 || r >= p)
+            continue;
+        if (h->switch_of)
+            CHECK(h->switch_of[h->host[prev]] <= h->switch_of[h->host[r]],
+                  "%s: order %d (switch %d) after %d (switch %d)", what, r,
+                  h->switch_of[h->host[r]], prev, h->switch_of[h->host[prev]]);
+        if (h->host[prev] == h->host[r])
+            CHECK(prev < r, "%s: order %d after %d on one host", what, r, prev);
+        for (int j = 0; j < i - 1 && h->host[prev] != h->host[r]; j++)
+            CHECK(h->host[h->order[j]] != h->host[r], "%s: host %d's ranks apart in the order",
+                  what, h->host[r]);
+    }
+
     aot_coll_ctx_destroy(&ctx);
     CHECK(ctx.lazy == NULL, "%s: aot_coll_ctx_destroy left the lazy state", what);
     aot_coll_ctx_destroy(&ctx);         /* a second destroy does nothing */
