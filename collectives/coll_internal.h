@@ -451,8 +451,11 @@ struct aot_shm {
 };
 
 /* Bytes of one data slot: messages up to this size go through the window; larger ones run a
- * point-to-point algorithm instead (each algorithm's header names it). */
+ * point-to-point algorithm instead (each algorithm's header names it).  A build may set
+ * another size (-DAOT_SHM_SLOT=65536, as the crossover measurement of docs/collectives.md). */
+#ifndef AOT_SHM_SLOT
 #define AOT_SHM_SLOT ((size_t) 8192)
+#endif
 
 /* The shared-memory state of ctx in *out.  The first call on a context is COLLECTIVE over
  * ctx->comm, like aot_coll_hier (which it calls): two splits of ctx->comm, the window on each

@@ -17,7 +17,7 @@ import sys
 HEAD = re.compile(r"# autoopt-bench-coll (\w+): (\S+), (\d+) ranks")
 data = {}   # (platform, coll) -> alg -> size -> [avg ...]
 for path in sys.argv[1:]:
-    platform = os.path.basename(path).split("-")[0]
+    platform = "-".join(os.path.basename(path).split("-")[:-2])
     alg = None
     for line in open(path):
         m = HEAD.match(line)
