@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh: the measurements of docs/collectives.md, "Host-level shared-memory collectives".
-# Run from the build directory's parent (the worktree): docs/results/shm-coll-2026-11-26/run.sh R
+# Run from the build directory's parent (the worktree):
+#   docs/results/shm-coll-2026-11-26/run.sh R [COLLECTIVES]   (default "allreduce bcast barrier")
 # R: a label for this round (the files are <platform>-<collective>-R.txt).  Each file starts
 # with `uptime` taken just before the run.  The first call of a communicator makes the windows
 # (and the private duplicate), and it falls in the warm-up that decides the number of
@@ -9,10 +10,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 round=${1:-1}
+colls=${2:-"allreduce bcast barrier"}
 out=$(dirname "$0")
 bench=build/bin/autoopt-bench-coll
 nc=build/bin/autoopt-netcluster
-for coll in allreduce bcast barrier; do
+for coll in $colls; do
     tps=0.1
     [ $coll = barrier ] && tps=2
     # (b) one node, 4 ranks on 2 cores: the yield-when-idle library in every run (automatic)
