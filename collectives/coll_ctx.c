@@ -1,6 +1,7 @@
 /*
  * coll_ctx.c: the context algorithms run in (struct aot_coll_ctx, coll_internal.h) and what it
- * computes on first use: the hierarchy of hosts.
+ * computes on first use: the hierarchy of hosts, and the hosts' shared-memory area
+ * (engines/coll_shm.c).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Hosts.  A rank's host is known from two sources that must agree:
@@ -31,6 +32,7 @@ struct aot_coll_lazy {
     struct aot_coll_hier hier;
     int *ints;                  /* one block holding every array of hier */
     void *slot[AOT_COLL_NSLOTS];  /* aot_coll_slot_get / _set */
+    struct aot_shm *shm;        /* aot_coll_shm; NULL until then */
 };
 
 int aot_coll_ctx_init(struct aot_coll_ctx *ctx, MPI_Comm comm)
@@ -53,6 +55,9 @@ void aot_coll_ctx_destroy(struct aot_coll_ctx *ctx)
 {
     if (!ctx->lazy)
         return;
+    /* the windows and communicators of aot_coll_shm: collective over the host, as the
+     * communicator's free that brings us here is collective */
+    aot_shm_free(ctx->lazy->shm);
     free(ctx->lazy->ints);
     for (int i = 0; i < AOT_COLL_NSLOTS; i++)
         free(ctx->lazy->slot[i]);
@@ -259,5 +264,25 @@ int aot_coll_hier(const struct aot_coll_ctx *ctx, const struct aot_coll_hier **o
             return rc;
     }
     *out = &lz->hier;
+    return MPI_SUCCESS;
+}
+
+int aot_coll_shm(const struct aot_coll_ctx *ctx, struct aot_shm **out)
+{
+    struct aot_coll_lazy *lz = ctx->lazy;
+    const struct aot_coll_hier *h;
+    int rc;
+
+    *out = NULL;
+    if (!lz)
+        return MPI_ERR_INTERN;
+    if (!lz->shm) {
+        rc = aot_coll_hier(ctx, &h);
+        if (rc == MPI_SUCCESS)
+            rc = aot_shm_create(ctx, h, &lz->shm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *out = lz->shm;
     return MPI_SUCCESS;
 }

@@ -368,7 +368,8 @@ START_TEST(test_errors)
         {HEAD "bytes 0-1 ring:n=2\n", "t.tune:4: allreduce ring:n=2: ring takes no parameter"},
         {HEAD "bytes 0-1 fastest\n",
          "t.tune:4: allreduce fastest: unknown algorithm (known: native, reduce_bcast, "
-         "allgather, recursive_doubling, rabenseifner, rabenseifner_v1, rabenseifner_v2, ring)"},
+         "allgather, recursive_doubling, rabenseifner, rabenseifner_v1, rabenseifner_v2, ring, "
+         "shm)"},
         {HEAD "bytes 0-150 ring\nbytes 100-200 native\n",
          "t.tune:5: bytes 100-200 overlaps bytes 0-150 at line 4"},
         {HEAD "bytes 0-inf ring\nranks 4-8\nbytes 0-inf ring\n",

@@ -20,8 +20,9 @@
  * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
  * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
  * Platform: shared memory by default; --netcluster PROG runs every job on the emulated
- * 100 Mbit/s cluster instead (`PROG run -n N --yield on|off --preload LIB --env ... --`, one
- * rank per emulated host, tools/netcluster), with the same waiting policy in every run.
+ * 100 Mbit/s cluster instead (`PROG run -n N --ppn P --yield on|off --preload LIB --env ... --`,
+ * --ppn P ranks per emulated host, default 1, tools/netcluster), with the same waiting policy
+ * in every run.
  *
  * Sizes are bytes per message as OSU reports them: the vector for allreduce, reduce and bcast
  * (MPI_FLOAT with MPI_SUM for the reductions, so they start at 4 B), one rank's block for
@@ -53,6 +54,7 @@ struct opts {
     double time_per_size;
     const char *lib, *yield_lib, *mpiexec, *algs;
     const char *netcluster;         /* autoopt-netcluster: run on the emulated cluster */
+    int ppn;                        /* ranks per emulated host (--ppn) */
     const char *tuning;             /* --tuning FILE: one more run, "tuned", with this file */
     int cyclic;                     /* --cyclic S: measure on world's ranks dealt over S blocks */
 };
@@ -84,6 +86,7 @@ static void usage(void)
             "  --mpiexec PATH      launcher (default " AOT_BENCH_MPIEXEC ")\n"
             "  --netcluster PROG   run on the emulated cluster: PROG is autoopt-netcluster\n"
             "                      (one rank per emulated host; needs root)\n"
+            "  --ppn N             with --netcluster: N ranks per emulated host (default 1)\n"
             "  --tuning FILE       also run \"tuned\": autoopt with AUTOOPT_TUNING=FILE and no\n"
             "                      algorithm forced (a file autoopt-tune wrote), and compare it\n"
             "                      with native and the best algorithm at each size\n"
@@ -283,7 +286,7 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
         if (o->netcluster) {
             /* the emulated cluster: its own launcher, the same libraries passed explicitly
              * (--yield-lib only with --yield on: netcluster requires the file to exist) */
-            char setvar[PATH_MAX + 32], setlabel[128];
+            char setvar[PATH_MAX + 32], setlabel[128], ppn[16];
             char *ncargv[32];
             int k = 0;
             if (!strcmp(spec, "tuned"))
@@ -296,6 +299,9 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
             ncargv[k++] = "-n";
             ncargv[k++] = np;
             ncargv[k++] = "-q";
+            snprintf(ppn, sizeof(ppn), "%d", o->ppn);
+            ncargv[k++] = "--ppn";
+            ncargv[k++] = ppn;
             ncargv[k++] = "--yield";
             ncargv[k++] = use_yield ? "on" : "off";
             if (use_yield) {
@@ -392,13 +398,17 @@ static int driver(const struct opts *o)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int use_yield = o->yield >= 0 ? o->yield : o->np > ncpu;
     int nt = 0, native = -1, tuned = -1, tables_ok = 1;
+    char platform[128];
 
     if (!tables || !names)
         return 1;
+    if (o->netcluster)
+        snprintf(platform, sizeof(platform), "emulated 100 Mbit/s cluster, %d rank%s per host "
+                 "(autoopt-netcluster)", o->ppn, o->ppn == 1 ? "" : "s");
+    else
+        snprintf(platform, sizeof(platform), "one node, shared memory");
     printf("# autoopt-bench-coll %s on %d ranks; platform: %s; waiting policy: %s; "
-           "libautoopt: %s; best of %d repetition(s)\n", o->coll, o->np,
-           o->netcluster ? "emulated 100 Mbit/s cluster, one rank per host (autoopt-netcluster)"
-                         : "one node, shared memory",
+           "libautoopt: %s; best of %d repetition(s)\n", o->coll, o->np, platform,
            use_yield ? "yield-when-idle (tools/yield) in every run" :
            "MPICH's default busy polling in every run", o->lib, o->repeat);
     for (size_t i = 0; i < nalgs; i++)
@@ -488,7 +498,7 @@ static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 int main(int argc, char **argv)
 {
     struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL,
-                     NULL, 0};
+                     1, NULL, 0};
     char self[PATH_MAX];
     ssize_t n;
 
@@ -519,6 +529,8 @@ int main(int argc, char **argv)
             o.mpiexec = argv[++i];
         else if (i + 1 < argc && !strcmp(a, "--netcluster"))
             o.netcluster = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--ppn"))
+            o.ppn = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--tuning"))
             o.tuning = argv[++i];
         else if (i + 1 < argc && !strcmp(a, "--cyclic"))
@@ -528,8 +540,9 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (!o.coll || o.np < 1 || o.repeat < 1 || o.min_size < 0 || o.max_size < o.min_size
-        || o.max_size > (1L << 26) || o.time_per_size <= 0 || o.cyclic < 0)
+    if (!o.coll || o.np < 1 || o.ppn < 1 || o.repeat < 1 || o.min_size < 0
+        || o.max_size < o.min_size || o.max_size > (1L << 26) || o.time_per_size <= 0
+        || o.cyclic < 0)
         usage();
     {
         int known = 0;
