@@ -46,13 +46,16 @@ START_TEST(test_registry_entries)
         ck_assert_int_eq(find(a->kind, a->name), i);
         ck_assert_uint_eq(a->restrictions & ~(unsigned) (AOT_R_COMMUTATIVE | AOT_R_POF2), 0);
         /* only reductions care about commutativity; autoopt's own reductions fix their
-         * order of operations, except the host-level ones (shm), whose order depends on the
-         * placement of ranks on hosts and which therefore need a commutative operation */
+         * order of operations, except those whose order follows the placement of ranks on
+         * hosts and switches (shm, near_first, far_first), which therefore need a commutative
+         * operation */
+        int placed = !strcmp(a->name, "shm") || !strcmp(a->name, "near_first")
+                     || !strcmp(a->name, "far_first");
         if (!reduction)
             ck_assert_uint_eq(a->restrictions & AOT_R_COMMUTATIVE, 0);
-        if (reduction && i >= AOT_COLL_NKINDS && strcmp(a->name, "shm") != 0)
+        if (reduction && i >= AOT_COLL_NKINDS && !placed)
             ck_assert_uint_eq(a->properties & AOT_P_ORDERED, AOT_P_ORDERED);
-        if (reduction && !strcmp(a->name, "shm")) {
+        if (reduction && placed) {
             ck_assert_uint_eq(a->properties & AOT_P_ORDERED, 0);
             ck_assert_uint_eq(a->restrictions, AOT_R_COMMUTATIVE);
         }
