@@ -30,9 +30,10 @@
  * contents (aot_shm_claim_in); an output slot only after every rank has ended (DONE) the call
  * two back, which used the same slot (aot_shm_claim_out).  So consecutive calls, also of
  * different collectives, need no barrier between them.
- * Waiting: a few hundred spins, then at every check a PMPI_Iprobe (MPI progress: a message
- * this rank sent before the collective may be what the awaited rank is blocked on) and
- * sched_yield() (more ranks than cores: shared/FACTS.md, "More ranks than cores").
+ * Waiting: a few hundred spins, then sched_yield() at every check and at every 16th a
+ * PMPI_Iprobe (MPI progress: a message
+ * this rank sent before the collective may be what the awaited rank is blocked on; more ranks
+ * than cores: shared/FACTS.md, "More ranks than cores").
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -92,7 +93,8 @@ void aot_shm_wait(struct aot_shm *s, int r, enum aot_shm_flag f, uint64_t seq)
              * while this rank progresses (seen with the BLACS tester: a deadlock).  An Iprobe on
              * the host's private communicator matches nothing of the program's. */
             int any;
-            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->host, &any, MPI_STATUS_IGNORE);
+            if ((spin & 15) == 0)   /* every 16th check: MPI's progress costs more than a yield */
+                PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->host, &any, MPI_STATUS_IGNORE);
             sched_yield();
         }
     }
