@@ -30,8 +30,10 @@
  * contents (aot_shm_claim_in); an output slot only after every rank has ended (DONE) the call
  * two back, which used the same slot (aot_shm_claim_out).  So consecutive calls, also of
  * different collectives, need no barrier between them.
- * Waiting: a few hundred spins, then sched_yield() on every check (more ranks than cores:
- * shared/FACTS.md, "More ranks than cores").
+ * Waiting: a few hundred spins, then sched_yield() at every check and at every 16th a
+ * PMPI_Iprobe (MPI progress: a message
+ * this rank sent before the collective may be what the awaited rank is blocked on; more ranks
+ * than cores: shared/FACTS.md, "More ranks than cores").
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -83,10 +85,18 @@ void aot_shm_wait(struct aot_shm *s, int r, enum aot_shm_flag f, uint64_t seq)
         return;
     flag = &aot_shm_line(s, r)->flag[f];
     for (int spin = 0; atomic_load_explicit(flag, memory_order_acquire) < seq; spin++) {
-        if (spin < AOT_SHM_SPINS)
+        if (spin < AOT_SHM_SPINS) {
             __builtin_ia32_pause();
-        else
+        } else {
+            /* Drive MPI's progress engine too: the rank we wait for may be blocked in a
+             * receive whose message this rank sent before the collective and which moves only
+             * while this rank progresses (seen with the BLACS tester: a deadlock).  An Iprobe on
+             * the host's private communicator matches nothing of the program's. */
+            int any;
+            if ((spin & 15) == 0)   /* every 16th check: MPI's progress costs more than a yield */
+                PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->host, &any, MPI_STATUS_IGNORE);
             sched_yield();
+        }
     }
 }
 
