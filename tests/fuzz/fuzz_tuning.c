@@ -70,8 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             aot_fuzz_fail(data, size, "writing the rules read back gives another text", text2);
         for (size_t i = 0; i < t.n; i++) {
             const struct aot_tuning_rule *r = &t.rules[i];
-            if (aot_tuning_lookup(&t, r->kind, r->ranks_lo, r->bytes_lo) != r
-                || aot_tuning_lookup(&u, r->kind, r->ranks_hi, r->bytes_hi) == NULL)
+            /* the corners of its block's host shape too (a missing qualifier: any shape) */
+            int hlo = r->hosts_lo ? r->hosts_lo : 1, hhi = r->hosts_lo ? r->hosts_hi : 1;
+            int plo = r->ppn_lo ? r->ppn_lo : 1, phi = r->ppn_lo ? r->ppn_hi : 1;
+            if (aot_tuning_lookup_shape(&t, r->kind, r->ranks_lo, hlo, plo, r->bytes_lo) != r
+                || aot_tuning_lookup_shape(&u, r->kind, r->ranks_hi, hhi, phi, r->bytes_hi)
+                       == NULL)
                 aot_fuzz_fail(data, size, "a rule is not found at its own corner", NULL);
         }
         free(text);
