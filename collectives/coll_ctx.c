@@ -65,6 +65,22 @@ void aot_coll_ctx_destroy(struct aot_coll_ctx *ctx)
     ctx->lazy = NULL;
 }
 
+int aot_coll_shape_of(const struct aot_coll_ctx *ctx, struct aot_coll_shape *sh)
+{
+    const struct aot_coll_hier *h;
+    int rc = aot_coll_hier(ctx, &h);
+
+    sh->size = ctx->size;
+    sh->nhosts = sh->ppn = 0;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    sh->nhosts = h->nhosts;
+    for (int i = 0; i < h->nhosts; i++)
+        if (h->host_size[i] > sh->ppn)
+            sh->ppn = h->host_size[i];
+    return MPI_SUCCESS;
+}
+
 void *aot_coll_slot_get(const struct aot_coll_ctx *ctx, enum aot_coll_slot slot)
 {
     return ctx->lazy ? ctx->lazy->slot[slot] : NULL;

@@ -252,6 +252,11 @@ struct aot_coll_shape {
     int size, nhosts, ppn;
 };
 
+/* The shape of ctx->comm from its hierarchy: size, hosts and the ranks on the fullest host.
+ * Collective on first use, as aot_coll_hier is.  MPI_SUCCESS, or aot_coll_hier's error (then
+ * *sh says only the size). */
+int aot_coll_shape_of(const struct aot_coll_ctx *ctx, struct aot_coll_shape *sh);
+
 /* aot_coll_decide for a communicator of this shape. */
 void aot_coll_decide_shape(const struct aot_coll_policy *pol, enum aot_coll_kind kind,
                            const struct aot_coll_shape *shape, uint64_t bytes, int commutative,

@@ -254,17 +254,10 @@ static int aot_pick_online(struct aot_comm_state *s, enum aot_coll_kind kind, in
  * or a hierarchy that failed on every rank alike: unknown (0). */
 static void aot_shape(const struct aot_coll_ctx *ctx, int size, struct aot_coll_shape *sh)
 {
-    const struct aot_coll_hier *h;
-
     sh->size = size;
     sh->nhosts = sh->ppn = 0;
-    if (!ctx || !aot_policy.tuning || !aot_policy.tuning->shaped
-        || aot_coll_hier(ctx, &h) != MPI_SUCCESS)
-        return;
-    sh->nhosts = h->nhosts;
-    for (int i = 0; i < h->nhosts; i++)
-        if (h->host_size[i] > sh->ppn)
-            sh->ppn = h->host_size[i];
+    if (ctx && aot_policy.tuning && aot_policy.tuning->shaped)
+        aot_coll_shape_of(ctx, sh);
 }
 
 static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_kind kind,

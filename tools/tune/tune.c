@@ -1113,15 +1113,9 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
     PMPI_Comm_dup(comm, &c.pcomm);
     if (aot_coll_ctx_init(&c.actx, c.pcomm) != MPI_SUCCESS)
         die_one("out of memory");
-    int shape_hosts = 0, shape_ppn = 0;
-    if (o.host_shape) {
-        const struct aot_coll_hier *h;
-        if (aot_coll_hier(&c.actx, &h) != MPI_SUCCESS)
-            die_one("--host-shape: cannot group the ranks by host");
-        shape_hosts = h->nhosts;
-        for (int i = 0; i < h->nhosts; i++)
-            shape_ppn = h->host_size[i] > shape_ppn ? h->host_size[i] : shape_ppn;
-    }
+    struct aot_coll_shape shape = {p, 0, 0};
+    if (o.host_shape && aot_coll_shape_of(&c.actx, &shape) != MPI_SUCCESS)
+        die_one("--host-shape: cannot group the ranks by host");
     ng = make_grid(kind, grid);
     /* even points first (all candidates), then the odd ones between them (pruned) */
     for (int pass = 0; pass < 2; pass++)
@@ -1208,9 +1202,9 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
         struct aot_tuning_rule rule = {.kind = kind, .ranks_lo = ranks_lo, .ranks_hi = ranks_hi,
                                        .bytes_lo = rg[i].lo, .bytes_hi = rg[i].hi,
                                        .alg = rg[i].alg, .param = rg[i].param,
-                                       .note = strdup(note), .hosts_lo = shape_hosts,
-                                       .hosts_hi = shape_hosts, .ppn_lo = shape_ppn,
-                                       .ppn_hi = shape_ppn};
+                                       .note = strdup(note), .hosts_lo = shape.nhosts,
+                                       .hosts_hi = shape.nhosts, .ppn_lo = shape.ppn,
+                                       .ppn_hi = shape.ppn};
         if (!rule.note)
             die_one("out of memory");
         if (aot_tuning_add(&rules, &rule, err, sizeof(err)) != 0)
