@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aot_calib.h"
+#include "aot_govern.h"
 #include "chains.h"
 #ifdef AOT_HAVE_PAGING
 #include "aot_paging.h"
@@ -56,7 +58,11 @@
     X(status_waits)       /* chain receives waited at once for their status */ \
     X(retired_signatures) /* learned long enough without becoming a member */ \
     X(verify_missed)      /* AUTOOPT_CHAIN_VERIFY: touches chain mode would have missed */ \
-    X(probe_mprotects)    /* system calls that set or lifted touch probes */
+    X(probe_mprotects)    /* system calls that set or lifted touch probes */ \
+    X(copied_sends)       /* sends of safe chains started from a private copy */ \
+    X(runs_native)        /* occurrences of safe chains run natively (the governor's choice) */ \
+    X(runs_copied)        /* ... with copied sends */ \
+    X(runs_guarded)       /* ... as guarded requests */
 
 static struct {
 #define AOT_X(name) int name;
@@ -75,12 +81,18 @@ static const char *const aot_ch_excluded_name[AOT_CH_NWHY] = {
 static struct aot_ch_learner aot_ch_L;
 static int aot_ch_on;
 static int aot_ch_retire_after;
-/* Chain members may run on the fast path (unguarded chain mode at depth 1, not verifying). */
+/* Chain members may run on the fast path (at depth 1, not verifying; in safe chains only
+ * natively or with copied sends). */
 static int aot_ch_fast_members;
+/* Safe chains: each occurrence runs in its governor's mode (struct aot_ch_run). */
+static int aot_ch_governed;
 
 #define AOT_CH_MAX_REQS (2 * AOT_CH_MAX_MEMBERS + 2)
 static MPI_Request aot_ch_reqs[AOT_CH_MAX_REQS];
 static int aot_ch_nreqs;
+/* Signatures whose private copy a pending request reads (cleared when the requests complete). */
+static struct aot_ch_sig *aot_ch_busy[AOT_CH_MAX_REQS];
+static int aot_ch_nbusy;
 
 const struct aot_ch_learner *aot_ch_learner_get(void);
 const struct aot_ch_learner *aot_ch_learner_get(void)
@@ -159,6 +171,9 @@ static void aot_ch_span(const void *buf, int count, MPI_Datatype dt, intptr_t *l
         *lo += (intptr_t) (count - 1) * ext;
 }
 
+/* The largest send span chains copy (larger sends are paging's anyway). */
+#define AOT_CH_COPY_MAX (16 << 20)
+
 /* Why a new signature can never be a member (enum aot_ch_why). */
 static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
 {
@@ -200,6 +215,14 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
         return AOT_CH_MAPPING;
     if (s->shi > s->slo && s->rhi > s->rlo && s->slo < s->rhi && s->rlo < s->shi)
         return AOT_CH_SELF_OVERLAP;
+    if (c->has_s && s->shi > s->slo) {
+        /* copied sends copy the whole span: only when it is dense enough */
+        MPI_Count ssize = 0;
+        PMPI_Type_size_x(c->sdt, &ssize);
+        s->copy_ok = (uint64_t) (s->shi - s->slo) <= 4 * (uint64_t) ssize * (uint64_t) c->scount
+                                                   + 4096 &&
+                     s->shi - s->slo <= AOT_CH_COPY_MAX;
+    }
     return AOT_CH_OK;
 }
 
@@ -298,6 +321,9 @@ static void aot_ch_complete_all(void)
     aot_trace(AOT_TR_WAIT, -1, (uint64_t) aot_ch_nreqs, 1, "chain");
     aot_waitall_ignore(aot_ch_nreqs, aot_ch_reqs);
     aot_ch_nreqs = 0;
+    for (int i = 0; i < aot_ch_nbusy; i++)
+        aot_ch_busy[i]->copy_busy = 0;
+    aot_ch_nbusy = 0;
 }
 
 static int aot_ch_blocking(const struct aot_ch_call *c, const struct aot_ch_sig *s)
@@ -438,6 +464,271 @@ static int aot_ch_finish_safe(const struct aot_ch_call *c, const struct aot_ch_s
         }
     }
     return rc;
+}
+
+/* ---------------------------------------------------------------- modes and the governor */
+
+/*
+ * A safe chain (AUTOOPT_CHAINS=1) runs each occurrence in one of three modes, chosen by its
+ * governor (src/govern.c, docs/govern.md) from the chain's own period, the time from one
+ * start of the chain to the next:
+ *   native   every member as the program made it, through PMPI;
+ *   copied   a send is copied into a private buffer and started with MPI_Isend, the call
+ *            returns at once (buffered-send semantics, which MPI allows for MPI_Send); a
+ *            receive runs blocking; the copies complete at the chain's last member, at a break
+ *            and at MPI_Finalize.  MPI_Ssend members run natively (their return means the
+ *            message was matched);
+ *   guarded  the members are paging's guarded requests (aot_ch_start_safe).
+ * None of them changes which message matches which receive, so a rank decides alone.
+ * AUTOOPT_P2P_MODE forces one.
+ */
+enum { AOT_CHM_NATIVE, AOT_CHM_COPY, AOT_CHM_GUARDED, AOT_CHM_N };
+static const char *const aot_ch_mode_names[AOT_CHM_N] = { "native", "copied", "guarded" };
+
+struct aot_ch_run {
+    struct aot_gov gov;
+    uint64_t t_start;               /* ns, start of the previous occurrence (0: none) */
+    int mode;                       /* the mode of the occurrence running or just started */
+    int fresh;                      /* mode chosen for a start the fast path declined */
+    uint64_t runs[AOT_CHM_N];       /* occurrences per mode */
+};
+
+/* -1: the governor chooses; else the mode AUTOOPT_P2P_MODE forces. */
+static int aot_ch_forced = -1;
+
+/* The governor of a chain at its first start: the modes that cannot apply are excluded, and
+ * guarded mode gets its calibrated cost as a prior. */
+static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
+{
+    struct aot_gov_params p;
+    struct aot_ch_run *r = aot_mem_zalloc(sizeof(*r));
+    int copies = 0, guards = 0;
+
+    if (!r)
+        return NULL;
+    aot_gov_params_default(&p);
+    p.nmodes = AOT_CHM_N;
+    aot_gov_init(&r->gov, &p);
+    for (int i = 0; i < c->n; i++) {
+        const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
+        if (!m)
+            continue;
+        copies += m->copy_ok;
+        if (i < c->n - 1)
+            guards += (m->shi > m->slo) + (m->rhi > m->rlo);
+    }
+    if (!copies)
+        aot_gov_exclude(&r->gov, AOT_CHM_COPY);
+#ifdef AOT_HAVE_PAGING
+    if (!aot_paging_started())
+#endif
+        aot_gov_exclude(&r->gov, AOT_CHM_GUARDED);
+    aot_calib_measure();
+    if (aot_calib.measured)
+        aot_gov_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib.guard_ns);
+    r->mode = aot_gov_mode(&r->gov);
+    c->run = r;
+    return r;
+}
+
+/* A start of chain c: the period since its previous start goes to its governor, which names
+ * the mode of this occurrence. */
+static int aot_ch_occurrence(struct aot_ch_chain *c)
+{
+    struct aot_ch_run *r = c->run ? c->run : aot_ch_run_new(c);
+    uint64_t now;
+
+    if (!r)
+        return AOT_CHM_NATIVE;
+    if (r->fresh) {
+        r->fresh = 0;
+        return r->mode;
+    }
+    if (aot_ch_forced >= 0) {
+        r->mode = aot_ch_forced;
+    } else {
+        now = aot_now_ns();
+        r->mode = r->t_start ? aot_gov_period(&r->gov, now - r->t_start) : aot_gov_mode(&r->gov);
+        if (aot_gov_decided(&r->gov)) {
+            aot_explore_release(c);
+            r->t_start = now;
+        } else if (aot_explore_turn(c, now)) {
+            r->t_start = now;
+        } else {
+            /* another governor explores: run natively, and feed no period until our turn */
+            r->mode = AOT_CHM_NATIVE;
+            r->t_start = 0;
+        }
+    }
+    r->runs[r->mode]++;
+    if (r->mode == AOT_CHM_COPY)
+        AOT_CH_COUNT(runs_copied, 1);
+    else if (r->mode == AOT_CHM_GUARDED)
+        AOT_CH_COUNT(runs_guarded, 1);
+    else
+        AOT_CH_COUNT(runs_native, 1);
+    return r->mode;
+}
+
+/* The mode of the running occurrence of c (native when it has none). */
+static inline int aot_ch_mode_of(const struct aot_ch_chain *c)
+{
+    return c && c->run ? c->run->mode : AOT_CHM_NATIVE;
+}
+
+/* Copied mode: the send side goes from a private copy with MPI_Isend (or, when it cannot be
+ * copied, is an MPI_Ssend or has no peer, the whole call runs natively); the receive side runs
+ * blocking, after the send is under way. */
+static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, int go,
+                             MPI_Status *status)
+{
+    const size_t span = (size_t) (s->shi - s->slo);
+    MPI_Request *req;
+    char *copy;
+    int rc = MPI_SUCCESS, rc2;
+
+    if (!(go & 1) || !s->copy_ok || k->fn == AOT_FN_MPI_Ssend)
+        return -1;
+    if (s->copy_busy || aot_ch_nreqs + 1 > AOT_CH_MAX_REQS)
+        aot_ch_complete_all();
+    if (s->copy_cap < span) {
+        if (s->copy)
+            aot_mem_free(s->copy, s->copy_cap);
+        s->copy = aot_mem_alloc(span);
+        s->copy_cap = s->copy ? span : 0;
+        if (!s->copy)
+            return -1;
+    }
+    aot_ch_resolve(s->slo, s->shi, 0);
+    memcpy(s->copy, (const void *) s->slo, span);
+    /* the datatype addresses the copy as it addressed the program's buffer */
+    copy = (char *) s->copy - (s->slo - (intptr_t) k->sbuf);
+    req = &aot_ch_reqs[aot_ch_nreqs];
+    rc = PMPI_Isend(copy, k->scount, k->sdt, k->dest, k->stag, k->comm, req);
+    if (rc == MPI_SUCCESS) {
+        aot_ch_nreqs++;
+        s->copy_busy = 1;
+        aot_ch_busy[aot_ch_nbusy++] = s;
+    }
+    AOT_CH_COUNT(copied_sends, 1);
+    if (go & 2) {
+        aot_ch_resolve(s->rlo, s->rhi, 1);
+        rc2 = PMPI_Recv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
+                        status);
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
+    } else if (k->fn != AOT_FN_MPI_Send && status != MPI_STATUS_IGNORE) {
+        /* a receive side to MPI_PROC_NULL whose status is read: MPI's own answer */
+        rc2 = PMPI_Recv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
+                        status);
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
+    }
+    aot_stats_optimized(k->fn);
+    return rc;
+}
+
+/* A member that runs natively in a safe chain: counted as passed, by the governor's choice
+ * or because AUTOOPT_P2P_MODE forces it. */
+static inline void aot_ch_count_native(int fn)
+{
+    aot_stats_pass_caller(fn, aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED
+                                                              : AOT_PASS_NOT_PAYING);
+}
+
+/* A member in the occurrence's mode (guarded: see aot_ch_route_call). */
+static int aot_ch_run_member(const struct aot_ch_call *c, struct aot_ch_sig *s, int mode)
+{
+    if (mode == AOT_CHM_COPY) {
+        const int go = (c->has_s && c->dest != MPI_PROC_NULL) +
+                       2 * (c->has_r && c->source != MPI_PROC_NULL);
+        int rc = aot_ch_start_copy(&s->key, s, go, c->status);
+        if (rc != -1)
+            return rc;
+    }
+    aot_ch_count_native(c->fn);
+    return aot_ch_blocking(c, s);
+}
+
+/* The fast path's native member: the call as the program made it (the status ignored). */
+static int aot_ch_native_key(const struct aot_ch_key *k)
+{
+    aot_ch_count_native(k->fn);
+    switch (k->fn) {
+    case AOT_FN_MPI_Ssend:
+        return PMPI_Ssend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm);
+    case AOT_FN_MPI_Send:
+        return PMPI_Send(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm);
+    case AOT_FN_MPI_Recv:
+        return PMPI_Recv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
+                         MPI_STATUS_IGNORE);
+    default:
+        return PMPI_Sendrecv(k->sbuf, k->scount, k->sdt, k->dest, k->stag, (void *) k->rbuf,
+                             k->rcount, k->rdt, k->source, k->rtag, k->comm, MPI_STATUS_IGNORE);
+    }
+}
+
+/* One line per chain for the statistics (rank 0's chains; the counters sum every rank's). */
+static void aot_ch_stats_text(FILE *f)
+{
+    int shown = 0;
+
+    for (int i = 0; i < aot_ch_L.nall && shown < 20; i++) {
+        const struct aot_ch_chain *c = aot_ch_L.all[i];
+        const struct aot_ch_sig *first;
+        char where[256], why[256];
+
+        if (!c || !c->run)
+            continue;
+        first = aot_ch_sig_by_id(c->first);
+        where[0] = '\0';
+        if (first)
+            aot_ch_sig_where(first, where, sizeof(where));
+        if (aot_ch_forced >= 0)
+            snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
+        else
+            aot_gov_reason(&c->run->gov, aot_ch_mode_names, why, sizeof(why));
+        if (!shown++)
+            fprintf(f, "  chains of rank 0 (mode: occurrences native/copied/guarded; why):\n");
+        fprintf(f, "    chain %u, %d calls from %s %s: %s %llu/%llu/%llu; %s\n", c->id, c->n,
+                first ? aot_function_names[first->key.fn] : "?", where,
+                aot_ch_mode_names[c->run->mode], (unsigned long long) c->run->runs[0],
+                (unsigned long long) c->run->runs[1], (unsigned long long) c->run->runs[2],
+                why);
+    }
+}
+
+static void aot_ch_stats_json(FILE *f)
+{
+    int first = 1;
+
+    fprintf(f, "[");
+    for (int i = 0; i < aot_ch_L.nall; i++) {
+        const struct aot_ch_chain *c = aot_ch_L.all[i];
+        char why[256];
+
+        if (!c || !c->run)
+            continue;
+        if (aot_ch_forced >= 0)
+            snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
+        else
+            aot_gov_reason(&c->run->gov, aot_ch_mode_names, why, sizeof(why));
+        for (char *q = why; *q; q++)
+            if (*q == '"' || *q == '\\' || (unsigned char) *q < 0x20)
+                *q = ' ';
+        fprintf(f, "%s\n    {\"chain\": %u, \"members\": %d, \"mode\": \"%s\", "
+                   "\"runs\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
+                   "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
+                   "\"why\": \"%s\"}",
+                first ? "" : ",", c->id, c->n, aot_ch_mode_names[c->run->mode],
+                (unsigned long long) c->run->runs[0], (unsigned long long) c->run->runs[1],
+                (unsigned long long) c->run->runs[2],
+                aot_gov_median_ns(&c->run->gov, 0) / 1e3,
+                aot_gov_median_ns(&c->run->gov, 1) / 1e3,
+                aot_gov_median_ns(&c->run->gov, 2) / 1e3, why);
+        first = 0;
+    }
+    fprintf(f, "%s]", first ? "" : "\n  ");
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -675,6 +966,8 @@ static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
             break;
         }
     }
+    if (c && (act & AOT_CH_ACTION) != AOT_CH_LAST && aot_ch_mode_of(c) == AOT_CHM_GUARDED)
+        t = NULL;                     /* guarded members take the general path */
     aot_ch_next = t && t->fast_pc && t->fast_member ? t : NULL;
 }
 
@@ -722,18 +1015,38 @@ static inline struct aot_ch_sig *aot_ch_pass_next(const struct aot_ch_sig *s)
 static int aot_ch_fast_go(struct aot_ch_sig *s)
 {
     const int armed = aot_hooks_armed;
-    int act, rc;
+    int act, rc, mode = -1;
 
     if ((armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)) || aot_ch_probe_on || aot_ch_touched ||
         aot_tls.site_file || !s->fast_member)
         return AOT_CHAINS_DECLINED;
+    if (aot_ch_governed) {
+        /* a safe chain: the running occurrence's mode, or this start's; guarded members take
+         * the general path (a start's mode stays chosen for it: struct aot_ch_run, fresh) */
+        struct aot_ch_chain *c = aot_ch_L.active;
+        if (c) {
+            mode = aot_ch_mode_of(c);
+        } else {
+            if (!s->first_of)
+                return AOT_CHAINS_DECLINED;
+            mode = aot_ch_occurrence(s->first_of);
+            if (mode == AOT_CHM_GUARDED && s->first_of->run)
+                s->first_of->run->fresh = 1;
+        }
+        if (mode == AOT_CHM_GUARDED)
+            return AOT_CHAINS_DECLINED;
+    }
     if (armed & AOT_ARM_TIMING)                 /* AUTOOPT_STATS: timed as the hooks would */
         aot_stats_time_enter();
     s->calls++;
     aot_ch_sig_follow(s);
     /* FIRST, NEXT or LAST, as aot_ch_next promised (first_of: set by aot_ch_fast_expect) */
     act = aot_ch_learn_call_known(&aot_ch_L, s->id, aot_ch_L.active ? NULL : s->first_of);
-    rc = aot_ch_post(&s->key, s->fast_go, MPI_STATUS_IGNORE);
+    if (mode < 0)
+        rc = aot_ch_post(&s->key, s->fast_go, MPI_STATUS_IGNORE);
+    else if (mode != AOT_CHM_COPY ||
+             (rc = aot_ch_start_copy(&s->key, s, s->fast_go, MPI_STATUS_IGNORE)) == -1)
+        rc = aot_ch_native_key(&s->key);
     if (s->fast_null)
         AOT_CH_COUNT(proc_null_sides, s->fast_null);
     AOT_CH_COUNT(fast_calls, 1);
@@ -850,7 +1163,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
 {
     struct aot_ch_sig *s = aot_ch_signature(c);
     const struct aot_ch_chain *ran;
-    int act, rc;
+    int act, rc, mode = -1;          /* the occurrence's mode; -1: unguarded or verify */
 
     if (s) {
         s->calls++;
@@ -869,6 +1182,21 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
     act = aot_ch_learn_call(&aot_ch_L, s->id);
     if (act & AOT_CH_BROKE)
         aot_ch_complete_all();
+    if (aot_cfg.chains == AOT_CHAINS_SAFE && !aot_cfg.chain_verify) {
+        switch (act & AOT_CH_ACTION) {
+        case AOT_CH_FIRST:
+            mode = aot_ch_occurrence(aot_ch_L.active);
+            break;
+        case AOT_CH_NEXT:
+            mode = aot_ch_mode_of(aot_ch_L.active);
+            break;
+        case AOT_CH_LAST:
+            mode = aot_ch_mode_of(ran);
+            break;
+        default:
+            break;
+        }
+    }
     aot_ch_fast_expect(act, s);
     switch (act & AOT_CH_ACTION) {
     case AOT_CH_PLAIN:
@@ -881,7 +1209,9 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
             aot_ch_learn_boundary(&aot_ch_L);
             return rc;
         }
-        if (!aot_ch_L.overflow && aot_ch_L.nphase > 0)
+        /* safe chains learn without probes (their modes are correct whatever the program
+         * touches, and a probe costs two mprotect calls): see split_on_repeat */
+        if (!aot_ch_governed && !aot_ch_L.overflow && aot_ch_L.nphase > 0)
             aot_ch_probe_ids(aot_ch_L.phase, aot_ch_L.nphase);
         return rc;
     case AOT_CH_FIRST:
@@ -893,14 +1223,21 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
                 aot_ch_probe_ids(ch->members, aot_ch_L.pos);
             return rc;
         }
-        if (aot_cfg.chains == AOT_CHAINS_SAFE)
+        if (mode == AOT_CHM_GUARDED)
             return aot_ch_start_safe(c, s);
+        if (mode >= 0)
+            return aot_ch_run_member(c, s, mode);
         return aot_ch_start(c, s);
     default: /* AOT_CH_LAST */
         if (aot_cfg.chain_verify)
             return aot_ch_blocking(c, s);
-        if (aot_cfg.chains == AOT_CHAINS_SAFE)
+        if (mode == AOT_CHM_GUARDED)
             return aot_ch_finish_safe(c, s, ran);
+        if (mode >= 0) {
+            rc = aot_ch_run_member(c, s, mode);
+            aot_ch_complete_all();
+            return rc;
+        }
         rc = aot_ch_start(c, s);
         aot_ch_complete_all();
         return rc;
@@ -965,8 +1302,18 @@ int aot_chains_init(char *err, size_t errlen)
     aot_ch_arm_sync();                /* nothing to do yet: armed by the first phase */
     /* verify mode runs chain members blocking and guarded, safe mode through paging; deeper
      * sites need unwinding: the fast path serves unguarded chain mode at depth 1 only */
-    aot_ch_fast_members = !aot_cfg.chain_verify && aot_cfg.site_depth == 1 &&
-                          aot_cfg.chains == AOT_CHAINS_UNGUARDED;
+    aot_ch_fast_members = !aot_cfg.chain_verify && aot_cfg.site_depth == 1;
+    /* safe chains run each occurrence in the mode their governor chooses (or the one
+     * AUTOOPT_P2P_MODE forces) */
+    aot_ch_governed = aot_cfg.chains == AOT_CHAINS_SAFE && !aot_cfg.chain_verify;
+    if (aot_cfg.p2p_mode != AOT_P2P_AUTO)
+        aot_ch_forced = aot_cfg.p2p_mode == AOT_P2P_COPY      ? AOT_CHM_COPY
+                        : aot_cfg.p2p_mode == AOT_P2P_GUARDED ? AOT_CHM_GUARDED
+                                                              : AOT_CHM_NATIVE;
+    if (aot_ch_governed) {
+        aot_ch_L.split_on_repeat = 1;
+        aot_stats_section("chains", aot_ch_stats_text, aot_ch_stats_json);
+    }
     /* the fast path also hands calls that neither chains nor paging will act on to MPI */
     aot_fast_armed = aot_cfg.site_depth == 1;
     AOT_LOG(1, "chains on: confirm after %d repetitions, at most %d breaks, site depth %d%s%s",

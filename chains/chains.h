@@ -89,6 +89,13 @@ struct aot_ch_sig {
     int fast_go, fast_null;
     int fast_pass;
     struct aot_ch_chain *first_of;  /* the chain this is the first member of, once looked up */
+    /* copied sends (chains.c): whether the send side may be copied (its span, [slo, shi), is
+     * at most a few times its bytes), and the private buffer it is copied into, reused by
+     * every call once the previous request from it completed (copy_busy cleared) */
+    int copy_ok;
+    int copy_busy;
+    void *copy;
+    size_t copy_cap;
     UT_hash_handle hh;
 };
 
@@ -120,6 +127,8 @@ void aot_ch_sig_where(const struct aot_ch_sig *s, char *buf, size_t len);
 
 #define AOT_CH_MAX_MEMBERS 64
 
+struct aot_ch_run;
+
 struct aot_ch_chain {
     uint32_t id;
     uint32_t first;                 /* members[0]: the hash key */
@@ -131,6 +140,8 @@ struct aot_ch_chain {
     int breaks;
     uint64_t starts, completions;
     uint64_t learned;               /* phases with these members, all told */
+    struct aot_ch_run *run;         /* chains.c: its governor and the mode of its occurrence,
+                                     * from its first start on (NULL before) */
     UT_hash_handle hh;
 };
 
@@ -141,6 +152,8 @@ enum aot_ch_event { AOT_CH_EV_LEARN, AOT_CH_EV_CONFIRM, AOT_CH_EV_START, AOT_CH_
 struct aot_ch_learner {
     int confirm;                    /* repetitions that confirm a chain */
     int max_breaks;                 /* breaks that disable a chain (0: never) */
+    int split_on_repeat;            /* a phase also ends before a call with the signature that
+                                     * began it (learning without touch probes) */
     uint32_t phase[AOT_CH_MAX_MEMBERS];
     int nphase;
     int overflow;                   /* the phase grew past AOT_CH_MAX_MEMBERS */

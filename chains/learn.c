@@ -18,6 +18,10 @@
  * for every request of the chain).  Anything else breaks the chain (BROKE): the caller completes
  * the outstanding requests, the chain goes back to learning, and after max_breaks breaks it is
  * disabled for good.  A single call is never a chain: there would be nothing to overlap.
+ *
+ * Without touch probes (split_on_repeat: safe chains, whose modes are correct whatever the
+ * program touches between members), a phase also ends where the signature that began it comes
+ * again, so a loop of member calls with no other MPI call in it is cut into its repetitions.
  */
 #include <string.h>
 
@@ -168,6 +172,8 @@ int aot_ch_learn_call_known(struct aot_ch_learner *L, uint32_t sig, struct aot_c
         aot_ch_emit(L, AOT_CH_EV_START, c);
         return AOT_CH_FIRST | broke;
     }
+    if (L->split_on_repeat && L->nphase > 0 && L->phase[0] == sig)
+        aot_ch_phase_end(L);        /* the sequence begins again: one phase per repetition */
     if (L->nphase < AOT_CH_MAX_MEMBERS)
         L->phase[L->nphase++] = sig;
     else

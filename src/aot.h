@@ -66,7 +66,8 @@ void aot_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
     X(UNSAFE,          "cannot be converted safely") \
     X(RESTRICTION,     "algorithm restriction rejected the call") \
     X(NO_SUBSYSTEM,    "no optimization for this call") \
-    X(APP_THREADS,     "program runs threads of its own")
+    X(APP_THREADS,     "program runs threads of its own") \
+    X(NOT_PAYING,      "no mode was faster than MPI here (benefit governor)")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,
@@ -82,6 +83,17 @@ int aot_stats_register(const char *group, const char *name);
 void aot_stats_add(int id, uint64_t n);
 /* Count one call that passed through, with its reason, against function id fn. */
 void aot_stats_pass(int fn, enum aot_pass_reason reason);
+
+/* ---------------------------------------------------------------- exploration (explore.c) */
+
+/* One benefit governor explores at a time (chains and converting call sites measure their
+ * modes by their own periods, which another's exploration would disturb).  Whether who may
+ * explore now (it then holds the turn; a turn unused for 100 ms lapses), and its release.
+ * Called on the thread that calls MPI. */
+int aot_explore_turn(const void *who, uint64_t now_ns);
+void aot_explore_release(const void *who);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t aot_now_ns(void);
 
 /* ---------------------------------------------------------------- system calls (sys.c) */
 

@@ -25,6 +25,9 @@ enum aot_coll_kind {
 /* AUTOOPT_CHAINS: off; chain mode through paging's guards (a touch waits, the default); or
  * guard-free chain mode, which trusts the program not to touch a chain's buffers mid-chain. */
 enum { AOT_CHAINS_OFF = 0, AOT_CHAINS_SAFE = 1, AOT_CHAINS_UNGUARDED = 2 };
+/* AUTOOPT_P2P_MODE: how safe chains and converting call sites run their calls.  AUTO lets the
+ * benefit governor choose per chain and site (docs/govern.md); the others force one mode. */
+enum { AOT_P2P_AUTO = 0, AOT_P2P_NATIVE, AOT_P2P_COPY, AOT_P2P_GUARDED, AOT_P2P_NMODES };
 
 struct aot_config {
     int disable;             /* AUTOOPT_DISABLE: pure pass-through */
@@ -41,6 +44,7 @@ struct aot_config {
     int chain_confirm;       /* AUTOOPT_CHAIN_CONFIRM repetitions */
     int chain_verify;        /* AUTOOPT_CHAIN_VERIFY 0/1 */
     int chain_max_breaks;    /* AUTOOPT_CHAIN_MAX_BREAKS */
+    int p2p_mode;            /* AUTOOPT_P2P_MODE: AOT_P2P_AUTO (default) or a forced mode */
     int site_depth;          /* AUTOOPT_SITE_DEPTH frames */
     const char *trace_dir;   /* AUTOOPT_TRACE directory, NULL off */
     /* collectives */

@@ -44,6 +44,9 @@ const struct aot_config_var aot_config_vars[] = {
      AOT_AGREE_VALUE},
     {"AUTOOPT_CHAIN_MAX_BREAKS", "0..1000", "3", "breaks after which a chain is no longer used",
      AOT_AGREE_VALUE},
+    {"AUTOOPT_P2P_MODE", "auto|native|copy|guarded", "auto",
+     "how safe chains and converting call sites run: auto measures which pays (docs/govern.md)",
+     AOT_AGREE_VALUE},
     {"AUTOOPT_SITE_DEPTH", "1..16", "1", "stack frames outside MPI that make a call site",
      AOT_AGREE_VALUE},
     {"AUTOOPT_TRACE", "directory", "(off)", "write one trace per rank into this directory",
@@ -189,6 +192,17 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     aot_parse_int(&p, "AUTOOPT_CHAIN_CONFIRM", &cfg->chain_confirm, 3, 1, 1000);
     aot_parse_int(&p, "AUTOOPT_CHAIN_VERIFY", &cfg->chain_verify, 0, 0, 1);
     aot_parse_int(&p, "AUTOOPT_CHAIN_MAX_BREAKS", &cfg->chain_max_breaks, 3, 0, 1000);
+    if ((v = aot_get(&p, "AUTOOPT_P2P_MODE"))) {
+        static const char *const names[AOT_P2P_NMODES] = {"auto", "native", "copy", "guarded"};
+        cfg->p2p_mode = -1;
+        for (int m = 0; m < AOT_P2P_NMODES; m++)
+            if (strcmp(v, names[m]) == 0)
+                cfg->p2p_mode = m;
+        if (cfg->p2p_mode < 0) {
+            cfg->p2p_mode = AOT_P2P_AUTO;
+            aot_fail(&p, "AUTOOPT_P2P_MODE", v, "auto, native, copy or guarded");
+        }
+    }
     aot_parse_int(&p, "AUTOOPT_SITE_DEPTH", &cfg->site_depth, 1, 1, 16);
     cfg->trace_dir = aot_parse_string(&p, "AUTOOPT_TRACE");
 

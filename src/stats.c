@@ -30,6 +30,13 @@ static const char *const aot_reason_key[AOT_PASS_NREASONS] = {
 #undef AOT_X
 };
 
+uint64_t aot_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
 double aot_now(void)
 {
     struct timespec ts;

@@ -252,6 +252,48 @@ START_TEST(red_black_identical_members_one_chain)
 }
 END_TEST
 
+START_TEST(repeat_splits_phases_without_probes)
+{
+    /* safe chains learn without touch probes: a loop of the same calls with no boundary and no
+     * touch is cut where its first signature comes again */
+    struct aot_ch_learner L;
+    int act = 0, firsts = 0, lasts = 0;
+
+    setup(&L, 3, 3);
+    L.split_on_repeat = 1;
+    for (int it = 0; it < 10; it++)
+        for (uint32_t i = 0; i < 4; i++) {
+            act = aot_ch_learn_call(&L, 20 + i);
+            firsts += (act & AOT_CH_ACTION) == AOT_CH_FIRST;
+            lasts += (act & AOT_CH_ACTION) == AOT_CH_LAST;
+        }
+    ck_assert_int_eq(L.nall, 1);
+    ck_assert_int_eq(L.all[0]->n, 4);
+    ck_assert_int_eq(ev_count[AOT_CH_EV_CONFIRM], 1);
+    /* phases end where iterations 2, 3 and 4 begin (the call that repeats the first one):
+     * confirmed as the fourth begins, run as a chain from the fifth on: six complete runs */
+    ck_assert_int_eq(firsts, 6);
+    ck_assert_int_eq(lasts, 6);
+    ck_assert_int_eq(act, AOT_CH_LAST);
+    aot_ch_learner_free(&L);
+}
+END_TEST
+
+START_TEST(repeat_split_off_keeps_one_phase)
+{
+    /* the same stream with probes' segmentation only (split_on_repeat off): one long phase
+     * overflows, nothing is learned */
+    struct aot_ch_learner L;
+
+    setup(&L, 3, 3);
+    for (int it = 0; it < 20; it++)
+        for (uint32_t i = 0; i < 4; i++)
+            ck_assert_int_eq(aot_ch_learn_call(&L, 20 + i), AOT_CH_PLAIN);
+    ck_assert_int_eq(ev_count[AOT_CH_EV_CONFIRM], 0);
+    aot_ch_learner_free(&L);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chains_learn");
@@ -270,6 +312,8 @@ int main(void)
     tcase_add_test(tc, touch_mid_chain_is_reported);
     tcase_add_test(tc, long_phase_overflows);
     tcase_add_test(tc, red_black_identical_members_one_chain);
+    tcase_add_test(tc, repeat_splits_phases_without_probes);
+    tcase_add_test(tc, repeat_split_off_keeps_one_phase);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,33 @@
+/*
+ * explore.c: one exploration at a time.  The benefit governors of chains (chains/) and of
+ * converting call sites (paging/) measure a candidate mode by the period of their own
+ * occurrences; two governors exploring at once would measure each other's modes.  A governor
+ * that wants to explore takes the turn first; the others run natively until it is done.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "aot.h"
+
+static struct {
+    const void *owner;          /* the governor exploring now, NULL: nobody */
+    uint64_t seen_ns;           /* when it last used its turn */
+} aot_explore;
+
+/* A turn not used for this long is free again: its owner stopped being called (the loop that
+ * ran it ended) before its exploration did. */
+#define AOT_EXPLORE_STALE_NS 100000000u
+
+int aot_explore_turn(const void *who, uint64_t now_ns)
+{
+    if (aot_explore.owner && aot_explore.owner != who &&
+        now_ns - aot_explore.seen_ns < AOT_EXPLORE_STALE_NS)
+        return 0;
+    aot_explore.owner = who;
+    aot_explore.seen_ns = now_ns;
+    return 1;
+}
+
+void aot_explore_release(const void *who)
+{
+    if (aot_explore.owner == who)
+        aot_explore.owner = NULL;
+}
