@@ -5,7 +5,15 @@
  *   footprint.c  datatype flattening: the exact bytes a (count, datatype) pair touches
  *   guard.c      the page table (runs of pages with their owner counts), mprotect
  *   handler.c    the SIGSEGV and SIGTRAP handlers (signal context: see the rules at its top)
- *   requests.c   the pending requests, conversion, progress, lazy statuses, call-site learning
+ *   insn.c       the access width of a faulting instruction (pure)
+ *   requests.c   the table of pending requests: slots, retiring, progress, lookups by address
+ *   sites.c      call-site learning (sites touched at once are no longer converted)
+ *   status.c     lazy statuses of converted receives, and the count queries that resolve them
+ *   convert.c    converting one call: its parts, posting, snapshots and shadows, guarding
+ *   entry.c      the entry points (send, recv, sendrecv ...): checks, convert or pass through;
+ *                the questions chains ask (aot_paging_pass_reason, _would_convert ...)
+ *   hooks.c      the enter/leave hooks around other MPI calls, and the function classes
+ *   init.c       init, finalize, the child after fork
  *   syscalls.c   the libc wrappers (read, write, free, munmap, fork ...) that complete or lift
  *                guards before the kernel or the allocator touch guarded memory
  *
@@ -123,6 +131,9 @@ extern int aot_pg_nseg;
 /* ---------------------------------------------------------------- requests.c */
 
 struct aot_pg_site;
+struct aot_pg_part;
+
+#define AOT_PG_MAX_SLOTS 16384
 
 /* One converted request.  The table is an array so the fault handler can scan it without
  * locks, and chains/ can iterate it. */
@@ -155,8 +166,22 @@ extern struct aot_pg_req *aot_pg_reqs;
 extern MPI_Request *aot_pg_mreqs;
 extern int aot_pg_nslots;                 /* slots in use are below this */
 /* aot_pg_npending (aot_paging.h): the wrappers' fast-path test */
-extern int aot_pg_on;                     /* initialized and converting */
-extern uint64_t aot_pg_epoch;             /* progress-capable MPI calls so far */
+extern int *aot_pg_gen;                   /* per slot, bumped when a slot is freed */
+extern MPI_Status *aot_pg_final_st;       /* per slot: the status of the last retired request */
+
+/* Maps the tables; 0, or -1 without memory. */
+int aot_pg_requests_init(void);
+/* A new slot for the part, taking over its footprint and runs, pending from now on (the hooks
+ * are armed); -1 when the table is full. */
+int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, const void *site);
+/* Frees a slot whose request is no longer MPI's (completed, or never started). */
+void aot_pg_slot_release(int i);
+/* Disarms the hooks when nothing is pending. */
+void aot_pg_disarm_if_idle(void);
+/* Waits for request i if it is pending and retires it.  Calls MPI. */
+void aot_pg_wait_one(int i);
+/* One MPI_Testsome over the table; retires what completed.  Calls MPI. */
+void aot_pg_progress(void);
 
 /* The pending requests whose bytes meet [lo, hi) and that conflict with the access: a receive
  * conflicts with any access, a send with writes.  Fills up to max slot indices; returns the
@@ -173,17 +198,88 @@ int aot_pg_step_charge(uintptr_t page, int *idx, int max);
  * MPI may be called (depth 0, or autoopt's own code). */
 void aot_pg_wait_slots(const int *idx, int n);
 /* Completes every pending request whose bytes meet [lo, hi) in a conflicting way. */
-/* insn.c: the bytes the memory operand of the x86-64 instruction at p covers, or 0 when the
- * instruction is not one it models.  Pure; safe in signal context. */
-int aot_pg_insn_width(const unsigned char *p);
 int aot_pg_complete_range(intptr_t lo, intptr_t hi, int write);
 /* Completes every pending request with bytes on the pages of [lo, hi). */
 int aot_pg_complete_pages(intptr_t lo, intptr_t hi);
+/* [lo, hi) goes to MPI or the kernel: both of the above.  Returns how many completed. */
+int aot_pg_complete_span(intptr_t lo, intptr_t hi, int write);
 void aot_pg_wait_all(void);
+
+/* ---------------------------------------------------------------- sites.c */
+
+/* The record of a call site (created on first use; NULL without memory). */
+struct aot_pg_site *aot_pg_site_get(const void *key);
+/* Whether the site has been learned to touch its buffer at once (no longer converted). */
+int aot_pg_site_learned(const void *site);
+/* A request of the site completed before the program touched its buffer: the streak ends. */
+void aot_pg_site_untouched(struct aot_pg_site *s);
 /* Called by the fault handler before it waits because of a touch: call-site learning. */
 void aot_pg_note_touch(int slot);
+
+/* ---------------------------------------------------------------- status.c */
+
+/* Maps the lazy-status table; 0, or -1 without memory. */
+int aot_pg_lazy_init(void);
+/* Request i retired with status st: the lazy entry `lazy` (or -1) keeps it if it still names
+ * that request. */
+void aot_pg_lazy_retire(int lazy, int i, const MPI_Status *st);
+/* The status of a converted receive in slot i (generation gen when posted): filled as MPI_Recv
+ * would when it completed, else public fields now and the count through a lazy entry. */
+void aot_pg_status_set(MPI_Status *status, int i, int gen, int source, int tag);
+
+/* ---------------------------------------------------------------- convert.c */
+
+/* One buffer of a call: its footprint and page runs. */
+struct aot_pg_part {
+    const void *buf;
+    int count;
+    MPI_Datatype dt;
+    const struct aot_pg_layout *L;
+    struct aot_pg_range *fp;
+    int nfp;
+    struct aot_pg_run *runs;
+    int nruns;
+    size_t bytes;
+};
+
+/* Up to one send and one receive of one call, both checked already. */
+struct aot_pg_call {
+    int fn;
+    const void *site;
+    MPI_Comm comm;
+    int dest, stag, source, rtag;
+    MPI_Status *status;
+    struct aot_pg_part s, r;
+    int has_s, has_r;
+    int replace;              /* sendrecv_replace: the receive waits for the send */
+};
+
+/* Layout and size of one buffer (no MPI call); 0, or the pass-through reason. */
+int aot_pg_part_size(struct aot_pg_part *p, const void *buf, int count, MPI_Datatype dt);
+/* Footprint, stack and mapping checks; 0, or the pass-through reason. */
+int aot_pg_part_prepare(struct aot_pg_part *p, int kind);
+void aot_pg_part_free(struct aot_pg_part *p);
+/* Converts the call.  Returns the MPI code; -1 when nothing was started (the caller passes the
+ * call through); -2 when the send part went and the receive part must pass through. */
+int aot_pg_convert(struct aot_pg_call *c);
+
+/* ---------------------------------------------------------------- hooks.c */
+
+extern uint64_t aot_pg_epoch;             /* progress-capable MPI calls so far */
+/* Fills the table of function classes the enter hook reads. */
+void aot_pg_classify_functions(void);
+
+/* ---------------------------------------------------------------- init.c */
+
+extern int aot_pg_on;                     /* initialized and converting */
 /* In a child after fork: forget every request and guard without calling MPI. */
 void aot_pg_child_reset(void);
+
+/* ---------------------------------------------------------------- insn.c */
+
+/* The bytes the memory operand of the x86-64 instruction at p covers, or 0 when the
+ * instruction is not one it models.  Pure; safe in signal context. */
+int aot_pg_insn_width(const unsigned char *p);
 
 /* ---------------------------------------------------------------- handler.c */
 

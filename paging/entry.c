@@ -1,0 +1,364 @@
+/*
+ * entry.c: what intercept/ and chains/ call to have a point-to-point call converted: the
+ * entry points for MPI_Send (Ssend, Rsend), MPI_Recv, MPI_Sendrecv and MPI_Sendrecv_replace,
+ * which check a call and either convert it (convert.c) or pass it to MPI, and the questions
+ * chains ask of paging.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "paging.h"
+
+/* ---------------------------------------------------------------- checks */
+
+/* aot_paging_force: the next calls are chain members (no size threshold) */
+static int aot_pg_forced;
+
+void aot_paging_force(int on)
+{
+    aot_pg_forced = on;
+}
+
+/* The size below which a call is not converted. */
+static inline size_t aot_pg_min_bytes(void)
+{
+    return aot_pg_forced ? 0 : aot_cfg.convert_min;
+}
+
+/* 0, or the reason the communicator forbids conversion. */
+static int aot_pg_comm_check(MPI_Comm comm)
+{
+    MPI_Errhandler eh;
+    int inter = 0, fatal;
+
+    PMPI_Comm_get_errhandler(comm, &eh);
+    fatal = eh == MPI_ERRORS_ARE_FATAL;
+    PMPI_Errhandler_free(&eh);
+    if (!fatal)
+        return AOT_PASS_ERRHANDLER;
+    PMPI_Comm_test_inter(comm, &inter);
+    return inter ? AOT_PASS_INTERCOMM : 0;
+}
+
+/* Before a call passes through while requests are pending: complete those whose bytes lie in
+ * the span the buffer may touch (its true extent, count times). */
+static void aot_pg_pass_resolve(const void *buf, int count, MPI_Datatype dt, int write)
+{
+    MPI_Aint tlb, text, lb, ext;
+    intptr_t lo, hi;
+    int n;
+
+    if (!aot_pg_npending || count <= 0 || dt == MPI_DATATYPE_NULL)
+        return;
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    lo = (intptr_t) buf + tlb;
+    hi = lo + text;
+    if (ext >= 0)
+        hi += (intptr_t) (count - 1) * ext;
+    else
+        lo += (intptr_t) (count - 1) * ext;
+    n = aot_pg_complete_span(lo, hi, write);
+    if (n)
+        AOT_PG_COUNT(conflict_waits, n);
+}
+
+/* ---------------------------------------------------------------- the entry points */
+
+static int aot_pg_pass_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                            int tag, MPI_Comm comm)
+{
+    aot_pg_pass_resolve(buf, count, dt, 0);
+    if (fn == AOT_FN_MPI_Ssend)
+        return PMPI_Ssend(buf, count, dt, dest, tag, comm);
+    if (fn == AOT_FN_MPI_Rsend)
+        return PMPI_Rsend(buf, count, dt, dest, tag, comm);
+    return PMPI_Send(buf, count, dt, dest, tag, comm);
+}
+
+int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, const void *site)
+{
+    struct aot_pg_call c = { .fn = fn, .site = site, .comm = comm, .dest = dest, .stag = tag,
+                             .status = MPI_STATUS_IGNORE, .has_s = 1 };
+    int why = 0, rc;
+
+    if (fn == AOT_FN_MPI_Rsend && aot_pg_on && aot_pg_npending) {
+        /* the matching receive must be posted: the program may know that only because a
+         * receive completed, so pending receives complete first */
+        int n = 0;
+        for (int i = 0; i < aot_pg_nslots; i++)
+            if (aot_pg_reqs[i].state && aot_pg_reqs[i].kind == AOT_PG_RECV) {
+                aot_pg_wait_one(i);
+                n++;
+            }
+        if (n)
+            AOT_PG_COUNT(conflict_waits, n);
+        aot_pg_disarm_if_idle();
+    }
+    if (!aot_pg_on)
+        why = AOT_PASS_DISABLED;
+    else if (dest == MPI_PROC_NULL)
+        why = AOT_PASS_PROC_NULL;
+    else if (aot_pg_site_learned(site))
+        why = AOT_PASS_TOUCHED_AT_ONCE;
+    else if (!(why = aot_pg_part_size(&c.s, buf, count, dt))) {
+        /* size first: it is one cached lookup, the communicator check three MPI calls */
+        if (c.s.bytes < aot_pg_min_bytes())
+            why = AOT_PASS_BELOW_MIN;
+        else if (!(why = aot_pg_comm_check(comm)))
+            why = aot_pg_part_prepare(&c.s, AOT_PG_SEND);
+    }
+    if (!why) {
+        rc = aot_pg_convert(&c);
+        aot_pg_part_free(&c.s);
+        if (rc != -1)
+            return rc;
+        why = AOT_PASS_GUARD_CAP;
+    }
+    aot_pg_part_free(&c.s);
+    aot_stats_pass(fn, (enum aot_pass_reason) why);
+    return aot_pg_pass_send(fn, buf, count, dt, dest, tag, comm);
+}
+
+int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status, const void *site)
+{
+    struct aot_pg_call c = { .fn = AOT_FN_MPI_Recv, .site = site, .comm = comm,
+                             .source = source, .rtag = tag, .status = status, .has_r = 1 };
+    int why = 0, rc;
+
+    if (!aot_pg_on)
+        why = AOT_PASS_DISABLED;
+    else if (source == MPI_PROC_NULL)
+        why = AOT_PASS_PROC_NULL;
+    else if (status != MPI_STATUS_IGNORE && (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG))
+        why = AOT_PASS_WILDCARD_STATUS;
+    else if (aot_pg_site_learned(site))
+        why = AOT_PASS_TOUCHED_AT_ONCE;
+    else if (!(why = aot_pg_part_size(&c.r, buf, count, dt))) {
+        /* a message without data only synchronizes: its completion is its whole effect */
+        if (c.r.bytes < aot_pg_min_bytes() || c.r.bytes == 0)
+            why = AOT_PASS_BELOW_MIN;
+        else if (!(why = aot_pg_comm_check(comm)))
+            why = aot_pg_part_prepare(&c.r, AOT_PG_RECV);
+    }
+    if (!why) {
+        rc = aot_pg_convert(&c);
+        aot_pg_part_free(&c.r);
+        if (rc != -1)
+            return rc;
+        why = AOT_PASS_GUARD_CAP;
+    }
+    aot_pg_part_free(&c.r);
+    aot_stats_pass(AOT_FN_MPI_Recv, (enum aot_pass_reason) why);
+    aot_pg_pass_resolve(buf, count, dt, 1);
+    return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+}
+
+/* Shared by MPI_Sendrecv and MPI_Sendrecv_replace: the checks of both parts.  A part whose peer
+ * is MPI_PROC_NULL is done by MPI at once (it moves nothing) and only the other one converts. */
+static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int scount,
+                                 MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt)
+{
+    int why;
+    size_t bytes = 0;
+
+    if (!aot_pg_on)
+        return AOT_PASS_DISABLED;
+    c->has_s = c->dest != MPI_PROC_NULL;
+    c->has_r = c->source != MPI_PROC_NULL;
+    if (!c->has_s && !c->has_r)
+        return AOT_PASS_PROC_NULL;
+    if (c->has_r && c->status != MPI_STATUS_IGNORE &&
+        (c->source == MPI_ANY_SOURCE || c->rtag == MPI_ANY_TAG))
+        return AOT_PASS_WILDCARD_STATUS;
+    if (aot_pg_site_learned(c->site))
+        return AOT_PASS_TOUCHED_AT_ONCE;
+    if (c->has_s) {
+        if ((why = aot_pg_part_size(&c->s, sbuf, scount, sdt)))
+            return why;
+        bytes = c->s.bytes;
+    }
+    if (c->has_r) {
+        if ((why = aot_pg_part_size(&c->r, rbuf, rcount, rdt)))
+            return why;
+        if (c->r.bytes == 0)
+            return AOT_PASS_BELOW_MIN;      /* a pure synchronization */
+        if (c->r.bytes > bytes)
+            bytes = c->r.bytes;
+    }
+    if (bytes < aot_pg_min_bytes())
+        return AOT_PASS_BELOW_MIN;
+    if ((why = aot_pg_comm_check(c->comm)))
+        return why;
+    if (c->has_s && (why = aot_pg_part_prepare(&c->s, AOT_PG_SEND)))
+        return why;
+    if (c->has_r && (why = aot_pg_part_prepare(&c->r, AOT_PG_RECV)))
+        return why;
+    if (c->has_s && c->has_r && !c->replace && c->s.nfp && c->r.nfp &&
+        c->s.fp[0].lo < c->r.fp[c->r.nfp - 1].hi && c->r.fp[0].lo < c->s.fp[c->s.nfp - 1].hi) {
+        /* send and receive buffers of one MPI_Sendrecv overlap: erroneous, MPI decides */
+        for (int k = 0; k < c->s.nfp; k++)
+            if (aot_pg_ranges_meet(c->r.fp, c->r.nfp, c->s.fp[k].lo, c->s.fp[k].hi))
+                return AOT_PASS_UNSAFE;
+    }
+    return 0;
+}
+
+/* A receive from MPI_PROC_NULL: MPI fills the status exactly as it would. */
+static void aot_pg_proc_null_status(MPI_Comm comm, MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE)
+        PMPI_Recv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, status);
+}
+
+int aot_paging_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                        void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                        MPI_Comm comm, MPI_Status *status, const void *site)
+{
+    struct aot_pg_call c = { .fn = AOT_FN_MPI_Sendrecv, .site = site, .comm = comm, .dest = dest,
+                             .stag = stag, .source = source, .rtag = rtag, .status = status };
+    int why = aot_pg_sendrecv_check(&c, sbuf, scount, sdt, rbuf, rcount, rdt), rc;
+
+    if (!why) {
+        rc = aot_pg_convert(&c);
+        if (rc != -1 && !c.has_r)
+            aot_pg_proc_null_status(comm, status);
+        if (rc == -2) {               /* the send went; the receive could not be converted */
+            aot_pg_part_free(&c.s);
+            aot_pg_part_free(&c.r);
+            aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
+            return PMPI_Recv(rbuf, rcount, rdt, source, rtag, comm, status);
+        }
+        aot_pg_part_free(&c.s);
+        aot_pg_part_free(&c.r);
+        if (rc != -1)
+            return rc;
+        why = AOT_PASS_GUARD_CAP;
+    }
+    aot_pg_part_free(&c.s);
+    aot_pg_part_free(&c.r);
+    aot_stats_pass(AOT_FN_MPI_Sendrecv, (enum aot_pass_reason) why);
+    aot_pg_pass_resolve(sbuf, scount, sdt, 0);
+    aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
+    return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm,
+                         status);
+}
+
+/*
+ * MPI_Sendrecv_replace is converted as a send from the buffer and a receive into a shadow
+ * whose copy-out first waits for that send (MPI must read the old contents before the new ones
+ * are written); the buffer is no-access meanwhile.  It is safe whenever the two parts are, so
+ * it passes through only for the reasons any receive would.
+ */
+int aot_paging_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag,
+                                int source, int rtag, MPI_Comm comm, MPI_Status *status,
+                                const void *site)
+{
+    struct aot_pg_call c = { .fn = AOT_FN_MPI_Sendrecv_replace, .site = site, .comm = comm,
+                             .dest = dest, .stag = stag, .source = source, .rtag = rtag,
+                             .status = status, .replace = 1 };
+    int why = aot_pg_sendrecv_check(&c, buf, count, dt, buf, count, dt), rc;
+
+    if (!why) {
+        rc = aot_pg_convert(&c);
+        if (rc != -1 && !c.has_r)
+            aot_pg_proc_null_status(comm, status);
+        aot_pg_part_free(&c.s);
+        aot_pg_part_free(&c.r);
+        if (rc == -2) {
+            /* the send of the old contents completed: the receive alone is what is left */
+            aot_pg_pass_resolve(buf, count, dt, 1);
+            return PMPI_Recv(buf, count, dt, source, rtag, comm, status);
+        }
+        if (rc != -1)
+            return rc;
+        why = AOT_PASS_GUARD_CAP;
+    }
+    aot_pg_part_free(&c.s);
+    aot_pg_part_free(&c.r);
+    aot_stats_pass(AOT_FN_MPI_Sendrecv_replace, (enum aot_pass_reason) why);
+    aot_pg_pass_resolve(buf, count, dt, 1);
+    return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
+}
+
+/* ---------------------------------------------------------------- chains' interface */
+
+int aot_paging_pass_reason(int fn, int scount, MPI_Datatype sdt, int dest, int rcount,
+                           MPI_Datatype rdt, int source, int rtag, int status_ignore)
+{
+    const int has_s = fn != AOT_FN_MPI_Recv, has_r = fn == AOT_FN_MPI_Recv ||
+                                                     fn == AOT_FN_MPI_Sendrecv;
+    struct aot_pg_part p;
+    size_t bytes = 0;
+    int why, live_s = has_s && dest != MPI_PROC_NULL, live_r = has_r && source != MPI_PROC_NULL;
+
+    /* the checks of aot_paging_send, _recv and aot_pg_sendrecv_check that do not depend on
+     * the buffer, the communicator, the call site or what is pending, in their order */
+    if (!aot_cfg.convert || !aot_pg_on)
+        return AOT_PASS_DISABLED;
+    if (!live_s && !live_r)
+        return AOT_PASS_PROC_NULL;
+    if (has_s && !has_r && !live_s)
+        return AOT_PASS_PROC_NULL;
+    if (live_r && !status_ignore && (source == MPI_ANY_SOURCE || rtag == MPI_ANY_TAG))
+        return AOT_PASS_WILDCARD_STATUS;
+    if (live_s) {
+        if ((why = aot_pg_part_size(&p, NULL, scount, sdt)))
+            return why;
+        bytes = p.bytes;
+    }
+    if (live_r) {
+        if ((why = aot_pg_part_size(&p, NULL, rcount, rdt)))
+            return why;
+        if (p.bytes == 0)
+            return AOT_PASS_BELOW_MIN;
+        if (p.bytes > bytes)
+            bytes = p.bytes;
+    }
+    return bytes < aot_cfg.convert_min ? AOT_PASS_BELOW_MIN : 0;
+}
+
+int aot_paging_started(void)
+{
+    return aot_pg_on;
+}
+
+int aot_paging_would_convert(int scount, MPI_Datatype sdt, int rcount, MPI_Datatype rdt)
+{
+    MPI_Count size = 0;
+    size_t bytes = 0, rbytes;
+
+    if (!aot_cfg.convert)
+        return 0;
+    if (scount > 0) {
+        PMPI_Type_size_x(sdt, &size);
+        bytes = (size_t) size * (size_t) scount;
+    }
+    if (rcount > 0) {
+        PMPI_Type_size_x(rdt, &size);
+        rbytes = (size_t) size * (size_t) rcount;
+        if (rbytes > bytes)
+            bytes = rbytes;
+    }
+    return bytes >= aot_cfg.convert_min;
+}
+
+void aot_paging_complete(intptr_t lo, intptr_t hi, int write)
+{
+    if (aot_pg_on && aot_pg_npending && hi > lo)
+        aot_pg_complete_span(lo, hi, write);
+}
+
+int aot_paging_guards(intptr_t lo, intptr_t hi)
+{
+    return aot_pg_on && aot_pg_npending && hi > lo &&
+           aot_pg_guarded_meet((uintptr_t) lo, (uintptr_t) hi);
+}
+
+void aot_paging_settle(void)
+{
+    if (aot_pg_on && aot_pg_npending) {
+        AOT_PG_COUNT(conflict_waits, aot_pg_npending);
+        aot_pg_wait_all();
+    }
+}
