@@ -292,7 +292,7 @@ static int aot_pg_convert_inner(struct aot_pg_call *c)
     if (c->has_s) {
         /* a send is copied when small, for MPI_Sendrecv_replace, and when its pages meet the
          * receive of the same call; a guarded send waits for earlier receives on its pages */
-        snapshot = c->s.bytes <= AOT_PG_SNAPSHOT_MAX || c->replace ||
+        snapshot = c->s.bytes <= AOT_PG_SNAPSHOT_MAX || c->replace || c->copy ||
                    (c->has_r && aot_pg_runs_meet(c->s.runs, c->s.nruns, c->r.runs, c->r.nruns));
         if (!snapshot)
             aot_pg_page_resolve(&c->s, AOT_PG_RECV);

@@ -23,6 +23,28 @@ static inline size_t aot_pg_min_bytes(void)
     return aot_pg_forced ? 0 : aot_cfg.convert_min;
 }
 
+/*
+ * A call paging would convert: its site's governor decides how it runs now (sites.c).  0 to
+ * convert it (c->copy set when its send goes from a copy), or the reason it runs natively:
+ * AOT_PASS_NOT_PAYING (the governor's choice) or AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native).
+ * Chains' guarded members (aot_paging_force) are converted as chains ask.
+ */
+static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
+{
+    size_t bytes = c->has_s ? c->s.bytes : 0;
+    int mode;
+
+    if (aot_pg_forced)
+        return 0;
+    if (c->has_r && c->r.bytes > bytes)
+        bytes = c->r.bytes;
+    mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes);
+    if (mode == AOT_PG_M_NATIVE)
+        return aot_cfg.p2p_mode == AOT_P2P_NATIVE ? AOT_PASS_DISABLED : AOT_PASS_NOT_PAYING;
+    c->copy = mode == AOT_PG_M_COPY;
+    return 0;
+}
+
 /* 0, or the reason the communicator forbids conversion. */
 static int aot_pg_comm_check(MPI_Comm comm)
 {
@@ -107,6 +129,9 @@ int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
         else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.s, AOT_PG_SEND);
     }
+    /* MPI_Ssend's return says the message was matched: never from a copy */
+    if (!why)
+        why = aot_pg_govern(&c, fn != AOT_FN_MPI_Ssend);
     if (!why) {
         rc = aot_pg_convert(&c);
         aot_pg_part_free(&c.s);
@@ -141,6 +166,8 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.r, AOT_PG_RECV);
     }
+    if (!why)
+        why = aot_pg_govern(&c, 0);
     if (!why) {
         rc = aot_pg_convert(&c);
         aot_pg_part_free(&c.r);
@@ -219,6 +246,22 @@ int aot_paging_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest
                              .stag = stag, .source = source, .rtag = rtag, .status = status };
     int why = aot_pg_sendrecv_check(&c, sbuf, scount, sdt, rbuf, rcount, rdt), rc;
 
+    if (!why)
+        why = aot_pg_govern(&c, 1);
+    if (!why && c.copy && c.has_r) {
+        /* copied sends: the send goes from a copy, the receive runs as the program made it */
+        c.has_r = 0;
+        rc = aot_pg_convert(&c);
+        aot_pg_part_free(&c.s);
+        aot_pg_part_free(&c.r);
+        if (rc != -1) {
+            int rc2;
+            aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
+            rc2 = PMPI_Recv(rbuf, rcount, rdt, source, rtag, comm, status);
+            return rc == MPI_SUCCESS ? rc2 : rc;
+        }
+        why = AOT_PASS_GUARD_CAP;
+    }
     if (!why) {
         rc = aot_pg_convert(&c);
         if (rc != -1 && !c.has_r)
@@ -259,6 +302,8 @@ int aot_paging_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
                              .status = status, .replace = 1 };
     int why = aot_pg_sendrecv_check(&c, buf, count, dt, buf, count, dt), rc;
 
+    if (!why)
+        why = aot_pg_govern(&c, 0);   /* its send is a copy in any case: guarded or native */
     if (!why) {
         rc = aot_pg_convert(&c);
         if (rc != -1 && !c.has_r)

@@ -31,6 +31,8 @@ int aot_paging_init(char *err, size_t errlen)
     if (aot_pg_handler_install(err, errlen) != 0)
         return -1;
     aot_pg_syscalls_init();
+    aot_pg_sites_init();
+    aot_pg_sites_stats();
     aot_pg_on = 1;
     AOT_LOG(1, "asynchronous conversion on: min %zu B, at most %d guarded ranges, learn after %d",
             aot_cfg.convert_min, aot_cfg.max_guards, aot_cfg.learn_touch);

@@ -211,6 +211,15 @@ void aot_pg_wait_all(void);
 struct aot_pg_site *aot_pg_site_get(const void *key);
 /* Whether the site has been learned to touch its buffer at once (no longer converted). */
 int aot_pg_site_learned(const void *site);
+/* The modes of a converting call site, chosen by its benefit governor. */
+enum { AOT_PG_M_NATIVE, AOT_PG_M_COPY, AOT_PG_M_GUARDED, AOT_PG_NMODES };
+void aot_pg_sites_init(void);
+/* The mode a call at site key runs in now: the period since the site's previous call goes to
+ * its governor (or AUTOOPT_P2P_MODE forces a mode).  copy_ok: the call has a send side that may
+ * go from a copy; bytes: its size (for the guard's calibrated cost). */
+int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes);
+/* Registers the per-site section of the statistics. */
+void aot_pg_sites_stats(void);
 /* A request of the site completed before the program touched its buffer: the streak ends. */
 void aot_pg_site_untouched(struct aot_pg_site *s);
 /* Called by the fault handler before it waits because of a touch: call-site learning. */
@@ -252,6 +261,7 @@ struct aot_pg_call {
     struct aot_pg_part s, r;
     int has_s, has_r;
     int replace;              /* sendrecv_replace: the receive waits for the send */
+    int copy;                 /* the site's mode is copied sends: the send goes from a copy */
 };
 
 /* Layout and size of one buffer (no MPI call); 0, or the pass-through reason. */

@@ -1,22 +1,41 @@
 /*
- * sites.c: call-site learning.  A call site (return address, or file:line under autoopt-mpicc)
- * whose converted buffer the program touches before any other MPI call, AUTOOPT_LEARN_TOUCH
- * conversions in a row, is no longer converted (AOT_PASS_TOUCHED_AT_ONCE).
+ * sites.c: call sites.  Each call site (return address, or file:line under autoopt-mpicc) that
+ * paging would convert has a benefit governor (src/govern.c, docs/govern.md) that chooses, from
+ * the period between the site's calls, whether its calls run natively, with copied sends or as
+ * guarded requests; AUTOOPT_P2P_MODE forces one.  A guarded site whose converted buffer the
+ * program touches before any other MPI call, AUTOOPT_LEARN_TOUCH conversions in a row, is no
+ * longer converted (AOT_PASS_TOUCHED_AT_ONCE).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aot_calib.h"
+#include "aot_govern.h"
 #include "paging.h"
 
 #define uthash_malloc(sz) aot_mem_alloc(sz)
 #define uthash_free(ptr, sz) aot_mem_free((ptr), (sz))
 #include <uthash.h>
 
+static const char *const aot_pg_mode_names[AOT_PG_NMODES] = { "native", "copied", "guarded" };
+
 struct aot_pg_site {
     const void *key;
     int streak;               /* conversions in a row touched at once */
     int learned;
+    int fn;                   /* the function first called here */
+    int governed;             /* gov is set up */
+    struct aot_gov gov;
+    uint64_t t_start;         /* ns, the previous call here (0: no period to measure) */
+    int mode;                 /* the mode of the latest call */
+    uint64_t runs[AOT_PG_NMODES];
+    struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
 };
-static struct aot_pg_site *aot_pg_sites;
+static struct aot_pg_site *aot_pg_sites, *aot_pg_site_list;
+static int aot_pg_site_forced = -1;   /* AUTOOPT_P2P_MODE, as an AOT_PG_M_* mode; -1: auto */
 
 struct aot_pg_site *aot_pg_site_get(const void *key)
 {
@@ -27,7 +46,10 @@ struct aot_pg_site *aot_pg_site_get(const void *key)
         if (!s)
             return NULL;
         s->key = key;
+        s->fn = -1;
         HASH_ADD_PTR(aot_pg_sites, key, s);
+        s->next = aot_pg_site_list;
+        aot_pg_site_list = s;
     }
     return s;
 }
@@ -60,4 +82,167 @@ void aot_pg_note_touch(int slot)
     } else {
         s->streak = 0;
     }
+}
+
+/* ---------------------------------------------------------------- the governor */
+
+void aot_pg_sites_init(void)
+{
+    switch (aot_cfg.p2p_mode) {
+    case AOT_P2P_NATIVE:
+        aot_pg_site_forced = AOT_PG_M_NATIVE;
+        break;
+    case AOT_P2P_COPY:
+        aot_pg_site_forced = AOT_PG_M_COPY;
+        break;
+    case AOT_P2P_GUARDED:
+        aot_pg_site_forced = AOT_PG_M_GUARDED;
+        break;
+    default:
+        aot_pg_site_forced = -1;
+        break;
+    }
+}
+
+static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes)
+{
+    struct aot_gov_params p;
+    const double pages = (double) ((bytes + 4095) / 4096);
+
+    aot_gov_params_default(&p);
+    p.nmodes = AOT_PG_NMODES;
+    aot_gov_init(&s->gov, &p);
+    if (!copy_ok)
+        aot_gov_exclude(&s->gov, AOT_PG_M_COPY);
+    aot_calib_measure();
+    if (aot_calib.measured)
+        aot_gov_prior(&s->gov, AOT_PG_M_GUARDED,
+                      aot_calib.guard_ns + pages * aot_calib.guard_page_ns);
+    s->fn = fn;
+    s->governed = 1;
+}
+
+int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes)
+{
+    struct aot_pg_site *s;
+    uint64_t now;
+    int mode;
+
+    if (aot_pg_site_forced >= 0) {
+        mode = aot_pg_site_forced;
+        if (mode == AOT_PG_M_COPY && !copy_ok)
+            mode = AOT_PG_M_NATIVE;
+        s = key ? aot_pg_site_get(key) : NULL;
+        if (s) {
+            s->fn = s->fn < 0 ? fn : s->fn;
+            s->mode = mode;
+            s->runs[mode]++;
+        }
+        return mode;
+    }
+    /* a call with no site cannot be measured: it runs as the program made it */
+    if (!key || !(s = aot_pg_site_get(key)))
+        return AOT_PG_M_NATIVE;
+    if (!s->governed)
+        aot_pg_site_govern_init(s, fn, copy_ok, bytes);
+    now = aot_now_ns();
+    mode = s->t_start ? aot_gov_period(&s->gov, now - s->t_start) : aot_gov_mode(&s->gov);
+    if (aot_gov_decided(&s->gov)) {
+        aot_explore_release(s);
+        s->t_start = now;
+    } else if (aot_explore_turn(s, now)) {
+        s->t_start = now;
+    } else {
+        mode = AOT_PG_M_NATIVE;        /* another governor explores: no period until our turn */
+        s->t_start = 0;
+    }
+    if (mode == AOT_PG_M_COPY && !copy_ok)
+        mode = AOT_PG_M_NATIVE;        /* this call has nothing to copy */
+    s->mode = mode;
+    s->runs[mode]++;
+    return mode;
+}
+
+static void aot_pg_site_where(const struct aot_pg_site *s, char *buf, size_t len)
+{
+    Dl_info di;
+
+    if (dladdr(s->key, &di) && di.dli_fname) {
+        const char *base = strrchr(di.dli_fname, '/');
+        if (di.dli_sname)
+            snprintf(buf, len, "%s+0x%lx (%s)", di.dli_sname,
+                     (unsigned long) ((uintptr_t) s->key - (uintptr_t) di.dli_saddr),
+                     base ? base + 1 : di.dli_fname);
+        else
+            snprintf(buf, len, "%s+0x%lx", base ? base + 1 : di.dli_fname,
+                     (unsigned long) ((uintptr_t) s->key - (uintptr_t) di.dli_fbase));
+    } else {
+        snprintf(buf, len, "%p", s->key);
+    }
+}
+
+static void aot_pg_site_why(const struct aot_pg_site *s, char *buf, size_t len)
+{
+    if (aot_pg_site_forced >= 0)
+        snprintf(buf, len, "forced by AUTOOPT_P2P_MODE");
+    else if (s->governed)
+        aot_gov_reason(&s->gov, aot_pg_mode_names, buf, len);
+    else
+        snprintf(buf, len, "no call measured");
+}
+
+static void aot_pg_sites_text(FILE *f)
+{
+    int shown = 0;
+
+    for (const struct aot_pg_site *s = aot_pg_site_list; s && shown < 20; s = s->next) {
+        char where[256], why[256];
+        if (s->fn < 0)
+            continue;
+        aot_pg_site_where(s, where, sizeof(where));
+        aot_pg_site_why(s, why, sizeof(why));
+        if (!shown++)
+            fprintf(f, "  converting call sites of rank 0 (mode: calls native/copied/guarded; "
+                       "why):\n");
+        fprintf(f, "    %s at %s: %s %llu/%llu/%llu; %s\n", aot_function_names[s->fn], where,
+                aot_pg_mode_names[s->mode], (unsigned long long) s->runs[0],
+                (unsigned long long) s->runs[1], (unsigned long long) s->runs[2], why);
+    }
+}
+
+static void aot_pg_sites_json(FILE *f)
+{
+    int first = 1;
+
+    fprintf(f, "[");
+    for (const struct aot_pg_site *s = aot_pg_site_list; s; s = s->next) {
+        char where[256], why[256];
+        if (s->fn < 0)
+            continue;
+        aot_pg_site_where(s, where, sizeof(where));
+        aot_pg_site_why(s, why, sizeof(why));
+        for (char *q = why; *q; q++)
+            if (*q == '"' || *q == '\\' || (unsigned char) *q < 0x20)
+                *q = ' ';
+        for (char *q = where; *q; q++)
+            if (*q == '"' || *q == '\\' || (unsigned char) *q < 0x20)
+                *q = ' ';
+        fprintf(f, "%s\n    {\"function\": \"%s\", \"site\": \"%s\", \"mode\": \"%s\", "
+                   "\"calls\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
+                   "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
+                   "\"why\": \"%s\"}",
+                first ? "" : ",", aot_function_names[s->fn], where, aot_pg_mode_names[s->mode],
+                (unsigned long long) s->runs[0], (unsigned long long) s->runs[1],
+                (unsigned long long) s->runs[2],
+                s->governed ? aot_gov_median_ns(&s->gov, 0) / 1e3 : 0.0,
+                s->governed ? aot_gov_median_ns(&s->gov, 1) / 1e3 : 0.0,
+                s->governed ? aot_gov_median_ns(&s->gov, 2) / 1e3 : 0.0, why);
+        first = 0;
+    }
+    fprintf(f, "%s]", first ? "" : "\n  ");
+}
+
+void aot_pg_sites_stats(void)
+{
+    aot_stats_section("paging_sites", aot_pg_sites_text, aot_pg_sites_json);
 }
