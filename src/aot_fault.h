@@ -15,11 +15,12 @@
  *                       run again (it may have changed *uc, e.g. set the trap flag); no later
  *                       handler and no previous handler sees the signal;
  *   AOT_FAULT_DECLINED  not its business, nothing changed: the next one is asked.
- * Declined by all, the signal goes to the previous handler, the one installed before the
- * entry (UCX's, or the program's own installed before MPI_Init, or the default action), as the
- * kernel would have delivered it: the same signal number, siginfo and ucontext, with that
- * handler's sa_mask blocked, SA_RESETHAND and SA_SIGINFO honoured; SIG_DFL and SIG_IGN act as
- * the kernel would (a fault cannot be ignored; see aot_fault_plan).
+ * Declined by all, the signal goes to the previous handler: the one installed before the
+ * entry (UCX's, or the program's own installed before MPI_Init, or the default action), or
+ * the one the program set since (below), as the kernel would have delivered it: the same
+ * signal number, siginfo and ucontext, with that handler's sa_mask blocked, SA_RESETHAND (the
+ * previous handler becomes SIG_DFL) and SA_SIGINFO honoured; SIG_DFL and SIG_IGN act as the
+ * kernel would (a fault cannot be ignored; see aot_fault_plan).
  *
  * A handler runs in signal context, on the alternate stack when the thread has one, possibly
  * nested in itself (SIGSEGV is not blocked while the entry runs: a fault inside a handler
@@ -31,6 +32,20 @@
  *
  * Registration and unregistration happen outside signal context (at start-up and shutdown).
  * A slot holds one handler; registering it again replaces it.
+ *
+ * THE PROGRAM'S DISPOSITIONS
+ *
+ * libautoopt exports sigaction and the signal family (signals.c).  For SIGSEGV and SIGTRAP
+ * they call aot_fault_sigaction: while the entry of the signal is installed, what the program
+ * (or a library: UCX reinstalling its handler) sets becomes the previous handler and never
+ * reaches the kernel, and the old action it is answered is the previous handler as the kernel
+ * would have answered it, never the entry.  Otherwise (before MPI_Init, under AUTOOPT_DISABLE,
+ * after MPI_Finalize, other signals) the call goes to glibc's sigaction.  So nobody who goes
+ * through glibc replaces the entry, and nothing is re-checked per operation.  The previous
+ * handler may change at any moment, from any thread or from a signal handler: the entry reads
+ * it without waiting for a writer and never half-written (fault.c, AOT_FAULT_NPREV), and every
+ * change of a disposition of these signals, the program's and autoopt's own, is made under
+ * one lock held with all signals blocked.  autoopt's own installation uses aot_fault_real.
  *
  * A fault that looks like an overflow of the stack of the thread that started autoopt is
  * never given to the handlers: it is reported on one line (libsigsegv decides; see fault.c and
@@ -76,9 +91,12 @@ void aot_fault_start(void);
  * entry is still the installed one. */
 void aot_fault_stop(void);
 
-/* Someone (UCX re-initialising, the program) replaced an installed entry: install it again and
- * make what replaced it the previous handler.  Outside signal context. */
-void aot_fault_check(void);
+/* sigaction(sig, act, old) as the program sees it (above): for SIGSEGV and SIGTRAP while their
+ * entry is installed, act becomes the previous handler and old gets the one before; otherwise
+ * glibc's sigaction.  Any context, any thread; 0, or -1 with errno. */
+int aot_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* glibc's own sigaction (signals.c), past libautoopt's export. */
+int aot_fault_real(int sig, const struct sigaction *act, struct sigaction *old);
 
 /* One line "autoopt[rank]: msg" on stderr, written with one system call.  Async-signal-safe. */
 void aot_fault_say(const char *msg);
