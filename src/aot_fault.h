@@ -85,10 +85,11 @@ int aot_fault_register(int sig, enum aot_fault_slot slot, aot_fault_fn fn, char 
 void aot_fault_unregister(int sig, enum aot_fault_slot slot);
 
 /* At MPI_Init, on the thread that called it: installs the SIGSEGV entry and the stack-overflow
- * report (libsigsegv), with an alternate stack for this thread unless it already has one. */
+ * report (libsigsegv), with an alternate stack for this thread unless it already has one of
+ * at least AOT_FAULT_ALTSTACK_MIN (see aot_fault_sigaltstack). */
 void aot_fault_start(void);
 /* At MPI_Finalize: every handler is forgotten and the previous handlers are put back where the
- * entry is still the installed one. */
+ * entry is still the installed one; the program's alternate stack too (on that thread). */
 void aot_fault_stop(void);
 
 /* sigaction(sig, act, old) as the program sees it (above): for SIGSEGV and SIGTRAP while their
@@ -97,6 +98,17 @@ void aot_fault_stop(void);
 int aot_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* glibc's own sigaction (signals.c), past libautoopt's export. */
 int aot_fault_real(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* sigaltstack(ss, old) as the program sees it.  The entry runs on the thread's alternate
+ * stack, and paging's wait needs more than a small one holds (AOT_FAULT_ALTSTACK_MIN, fault.c).
+ * On the thread that started autoopt, between aot_fault_start and _stop, a registration
+ * smaller than that (or none) stays the program's in name only: autoopt's own stack is the
+ * kernel's, the program is answered its own (with SS_ONSTACK while a handler runs on ours),
+ * and at aot_fault_stop its own goes to the kernel.  A large enough one is the kernel's.
+ * Elsewhere glibc's sigaltstack.  0, or -1 with errno (the kernel's checks). */
+int aot_fault_sigaltstack(const stack_t *ss, stack_t *old);
+/* glibc's own sigaltstack (signals.c). */
+int aot_fault_real_altstack(const stack_t *ss, stack_t *old);
 
 /* One line "autoopt[rank]: msg" on stderr, written with one system call.  Async-signal-safe. */
 void aot_fault_say(const char *msg);

@@ -325,9 +325,23 @@ static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *s
 /* The alternate stack made when the thread has none: paging's handler waits for requests on
  * it (MPI's progress engine, unpacking), so it is larger than libsigsegv's SIGSTKSZ. */
 #define AOT_FAULT_ALTSTACK (256 * 1024)
+/* The smallest alternate stack of the program's the entry runs on (UCX's has 144 KiB).  A wait
+ * in paging's handler took between 8 and 16 KiB of it in fault.late_handler (MPICH over UCX,
+ * shared memory: an 8 KiB stack overflowed); four times that, for deeper progress paths. */
+#define AOT_FAULT_ALTSTACK_MIN (64 * 1024)
+
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)    /* <linux/signal.h>: disarmed while a handler runs on it */
+#endif
 
 static __thread int aot_fault_main __attribute__((tls_model("initial-exec")));
 static uintptr_t aot_fault_stack_hi;
+
+/* The alternate stack of the thread that started autoopt, as the program knows it, while
+ * ours replaces it (aot_fault_sigaltstack).  Read and written by that thread only. */
+static int aot_fault_alt_active;               /* between aot_fault_start and _stop */
+static int aot_fault_alt_virtual;              /* ours is registered, the program's is alt_prog */
+static stack_t aot_fault_alt_prog;
 
 #if HAVE_STACK_OVERFLOW_RECOVERY
 static struct sigaction aot_fault_judge;      /* libsigsegv's SIGSEGV handler */
@@ -646,34 +660,113 @@ static void aot_fault_judge_start(struct aot_fault_sig *s, void *stack)
 }
 #endif
 
+/* Registers our alternate stack on this thread: 0, or -1. */
+static int aot_fault_alt_ours(void)
+{
+    stack_t ours;
+
+    ours.ss_sp = aot_fault_altstack();
+    ours.ss_size = AOT_FAULT_ALTSTACK;
+    ours.ss_flags = 0;
+    return ours.ss_sp ? aot_fault_real_altstack(&ours, NULL) : -1;
+}
+
+/* A registration as the kernel keeps it: a disabled one has no stack. */
+static stack_t aot_fault_alt_kept(stack_t ss)
+{
+    if (ss.ss_flags & SS_DISABLE) {
+        ss.ss_sp = NULL;
+        ss.ss_size = 0;
+        ss.ss_flags = SS_DISABLE;
+    }
+    return ss;
+}
+
 void aot_fault_start(void)
 {
     struct aot_fault_sig *s = aot_fault_table(SIGSEGV);
-    stack_t had, ours;
+    stack_t had;
     sigset_t saved;
     int rc;
 
     aot_fault_main = 1;
     aot_fault_stack_hi = aot_fault_stack_top();
     s->pinned = 1;
-    if (sigaltstack(NULL, &had) != 0)
+    if (aot_fault_real_altstack(NULL, &had) != 0)
         had.ss_flags = SS_DISABLE;
+    had = aot_fault_alt_kept(had);
     aot_fault_lock(&saved);
 #if HAVE_STACK_OVERFLOW_RECOVERY
     aot_fault_judge_start(s, aot_fault_altstack());
 #endif
     rc = aot_fault_install(s);
     aot_fault_unlock(&saved);
-    if (!(had.ss_flags & SS_DISABLE)) {
-        sigaltstack(&had, NULL);        /* the thread's own alternate stack (UCX's) stays */
-    } else if (sigaltstack(NULL, &ours) == 0 && (ours.ss_flags & SS_DISABLE) &&
-               (ours.ss_sp = aot_fault_altstack()) != NULL) {
-        ours.ss_size = AOT_FAULT_ALTSTACK;
-        ours.ss_flags = 0;
-        sigaltstack(&ours, NULL);       /* none, and libsigsegv did not set its own */
+    /* The thread's own alternate stack (UCX's) stays if it is large enough for paging's wait;
+     * otherwise, or when it has none, ours is registered (libsigsegv may have done so) and the
+     * program keeps seeing its own (aot_fault_sigaltstack). */
+    aot_fault_alt_virtual = 0;
+    if (!(had.ss_flags & SS_DISABLE) && had.ss_size >= AOT_FAULT_ALTSTACK_MIN) {
+        aot_fault_real_altstack(&had, NULL);
+    } else if (aot_fault_alt_ours() == 0) {
+        aot_fault_alt_prog = had;
+        aot_fault_alt_virtual = 1;
+    } else if (!(had.ss_flags & SS_DISABLE)) {
+        aot_fault_real_altstack(&had, NULL);
     }
+    aot_fault_alt_active = 1;
     if (rc != 0)
         aot_log(0, "fault entry: sigaction(SIGSEGV): %s", strerror(errno));
+}
+
+int aot_fault_sigaltstack(const stack_t *ss, stack_t *old)
+{
+    stack_t want, now, was;
+    sigset_t all, saved;
+    int rc;
+
+    if (!aot_fault_main || !aot_fault_alt_active || aot_fault_raw)
+        return aot_fault_real_altstack(ss, old);
+    if (ss)
+        want = *ss;             /* read first: it may lie on a guarded page */
+    if (aot_fault_real_altstack(NULL, &now) != 0)
+        return -1;
+    was = now;
+    if (aot_fault_alt_virtual) {
+        /* executing on ours is executing on the program's, as far as it knows */
+        was = aot_fault_alt_prog;
+        if (!(was.ss_flags & SS_DISABLE))
+            was.ss_flags = (int) ((unsigned) was.ss_flags & SS_AUTODISARM) |
+                           (now.ss_flags & SS_ONSTACK);
+    }
+    if (ss) {
+        if (now.ss_flags & SS_ONSTACK) {
+            errno = EPERM;      /* the kernel's answer while on the alternate stack */
+            return -1;
+        }
+        if (!(want.ss_flags & SS_DISABLE) && want.ss_size >= AOT_FAULT_ALTSTACK_MIN) {
+            if (aot_fault_real_altstack(&want, NULL) != 0)
+                return -1;
+            aot_fault_alt_virtual = 0;
+        } else {
+            /* the kernel judges it (EINVAL, ENOMEM) and ours goes back at once, with every
+             * signal blocked meanwhile: none may run on the small stack */
+            sigfillset(&all);
+            pthread_sigmask(SIG_BLOCK, &all, &saved);
+            rc = aot_fault_real_altstack(&want, NULL);
+            if (rc == 0 && aot_fault_alt_ours() != 0) {
+                aot_fault_alt_virtual = 0;      /* ours cannot be set: the program's stays */
+            } else if (rc == 0) {
+                aot_fault_alt_prog = aot_fault_alt_kept(want);
+                aot_fault_alt_virtual = 1;
+            }
+            pthread_sigmask(SIG_SETMASK, &saved, NULL);
+            if (rc != 0)
+                return -1;
+        }
+    }
+    if (old)
+        *old = was;
+    return 0;
 }
 
 void aot_fault_stop(void)
@@ -692,4 +785,11 @@ void aot_fault_stop(void)
     aot_fault_judge_on = 0;
 #endif
     aot_fault_unlock(&saved);
+    /* the program's own alternate stack (or none) back on the thread that started autoopt */
+    if (aot_fault_main && aot_fault_alt_active) {
+        if (aot_fault_alt_virtual)
+            aot_fault_real_altstack(&aot_fault_alt_prog, NULL);
+        aot_fault_alt_virtual = 0;
+        aot_fault_alt_active = 0;
+    }
 }

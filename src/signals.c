@@ -11,9 +11,11 @@
  * glibc's function of the same name, unchanged.  For SIGSEGV and SIGTRAP each one does what
  * glibc 2.36's does (the flags and mask it sets, what it returns), on aot_fault_sigaction
  * instead of the kernel; siginterrupt's choice for these two signals is kept here, for signal.
- * Not covered: sigvec (a compatibility symbol no program can link against), sigaltstack (an
- * alternate stack is the program's to choose; the entry runs on whichever the thread has), and
- * a disposition set with the rt_sigaction system call itself (syscall(2), assembly).
+ * And sigaltstack (aot_fault_sigaltstack): the entry runs on the thread's alternate stack, and
+ * a small one of the program's would overflow in paging's wait.
+ * Not covered: sigvec and sigstack (obsolete; sigvec is a compatibility symbol no program can
+ * link against), and the rt_sigaction and sigaltstack system calls made directly (syscall(2),
+ * assembly).
  *
  * Like glibc's, these functions may be called from a signal handler: no malloc, no lock but
  * fault.c's disposition lock.  glibc's functions are looked up (dlsym RTLD_NEXT) on the first
@@ -33,6 +35,7 @@ typedef int aot_sig_action_fn(int, const struct sigaction *, struct sigaction *)
 typedef __sighandler_t aot_sig_handler_fn(int, __sighandler_t);
 typedef int aot_sig_ignore_fn(int);
 typedef int aot_sig_interrupt_fn(int, int);
+typedef int aot_sig_altstack_fn(const stack_t *, stack_t *);
 
 /* glibc's functions, past this library */
 static struct {
@@ -40,6 +43,7 @@ static struct {
     aot_sig_handler_fn *signal, *sysv_signal, *sigset;
     aot_sig_ignore_fn *sigignore;
     aot_sig_interrupt_fn *siginterrupt;
+    aot_sig_altstack_fn *sigaltstack;
     int resolved;
 } aot_sig_next;
 
@@ -53,6 +57,7 @@ static void aot_sig_resolve(void)
     aot_sig_next.sigset = (aot_sig_handler_fn *) dlsym(RTLD_NEXT, "sigset");
     aot_sig_next.sigignore = (aot_sig_ignore_fn *) dlsym(RTLD_NEXT, "sigignore");
     aot_sig_next.siginterrupt = (aot_sig_interrupt_fn *) dlsym(RTLD_NEXT, "siginterrupt");
+    aot_sig_next.sigaltstack = (aot_sig_altstack_fn *) dlsym(RTLD_NEXT, "sigaltstack");
     __atomic_store_n(&aot_sig_next.resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -64,6 +69,16 @@ int aot_fault_real(int sig, const struct sigaction *act, struct sigaction *old)
         return -1;
     }
     return aot_sig_next.sigaction(sig, act, old);
+}
+
+int aot_fault_real_altstack(const stack_t *ss, stack_t *old)
+{
+    aot_sig_resolve();
+    if (!aot_sig_next.sigaltstack) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return aot_sig_next.sigaltstack(ss, old);
 }
 
 static int aot_sig_ours(int sig)
@@ -180,6 +195,11 @@ AOT_SIG_EXPORT int sigignore(int sig)
     act.sa_handler = SIG_IGN;
     sigemptyset(&act.sa_mask);
     return aot_fault_sigaction(sig, &act, NULL);
+}
+
+AOT_SIG_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+    return aot_fault_sigaltstack(ss, old);
 }
 
 AOT_SIG_EXPORT int siginterrupt(int sig, int interrupt)

@@ -8,10 +8,13 @@
  *      compared as such).  Handler A, set before MPI_Init, is the first old action after it.
  *   2. Under autoopt the kernel's SIGSEGV disposition (read with the system call) stays
  *      autoopt's entry all along, so the answers above did come from autoopt.
- *   3. With its handler L installed after MPI_Init and a converted receive pending on rank 0,
- *      a read of an unmapped page reaches L once, with that address and SEGV_MAPERR; L maps
- *      the page and the read gives its value; the received data are checked.
- *   4. After MPI_Finalize the kernel's disposition is L, and L gets a second such fault.
+ *   3. With its handler L (SA_ONSTACK) installed after MPI_Init, on an 8 KiB alternate stack
+ *      of its own (under autoopt the kernel keeps autoopt's: too small for paging's wait), and
+ *      a converted receive pending on rank 0, a read of an unmapped page reaches L once, with
+ *      that address and SEGV_MAPERR, and sigaltstack in L answers the program's stack with
+ *      SS_ONSTACK; L maps the page and the read gives its value; the data received are checked.
+ *   4. After MPI_Finalize the kernel's disposition is L and its alternate stack the program's,
+ *      and L gets a second such fault.
  * Passes natively too.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -32,11 +35,15 @@
 
 #define N (1L << 17)
 #define VALUE 0x5a
+#define ALTSTACK 8192
 
 static size_t page_size;
 static volatile sig_atomic_t calls;
 static void *volatile seen_addr;
 static volatile int seen_code;
+static char *altstack;
+static void *volatile seen_alt_sp;
+static volatile int seen_alt_flags;
 
 static void handler_a(int sig, siginfo_t *si, void *ctx) { (void) sig; (void) si; (void) ctx; }
 static void handler_b(int sig, siginfo_t *si, void *ctx) { (void) sig; (void) si; (void) ctx; }
@@ -48,9 +55,14 @@ static void handler_e(int sig) { (void) sig; }
 static void handler_l(int sig, siginfo_t *si, void *ctx)
 {
     char *p = (char *) ((uintptr_t) si->si_addr & ~(uintptr_t) (page_size - 1));
+    stack_t now;
     (void) sig;
     (void) ctx;
     calls++;
+    if (sigaltstack(NULL, &now) == 0) {
+        seen_alt_sp = now.ss_sp;
+        seen_alt_flags = now.ss_flags;
+    }
     seen_addr = si->si_addr;
     seen_code = si->si_code;
     if (mmap(p, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
@@ -159,6 +171,10 @@ static int fault_to_l(const char *when, int expect_calls)
         bad++, fprintf(stderr, "%s: L got si_code %d, expected SEGV_MAPERR\n", when, seen_code);
     if (v != VALUE)
         bad++, fprintf(stderr, "%s: read %d after L, expected %d\n", when, v, VALUE);
+    if (seen_alt_sp != altstack || !(seen_alt_flags & SS_ONSTACK))
+        bad++, fprintf(stderr, "%s: sigaltstack in L answered %p, flags %#x; expected %p "
+                       "with SS_ONSTACK\n", when, seen_alt_sp, (unsigned) seen_alt_flags,
+                       (void *) altstack);
     return bad;
 }
 
@@ -179,11 +195,18 @@ int main(int argc, char **argv)
     same("A after MPI_Init", &qa, &qu);
 
     family();
-    info(&sl, handler_l, 0);
+    {
+        stack_t ss = { .ss_sp = altstack = malloc(ALTSTACK), .ss_size = ALTSTACK, .ss_flags = 0 };
+        CHECK(sigaltstack(&ss, NULL) == 0, "sigaltstack failed");
+    }
+    info(&sl, handler_l, SA_ONSTACK);
     sigaction(SIGSEGV, &sl, NULL);
-    if (autoopt)
+    if (autoopt) {
         CHECK(ft_kernel_handler(SIGSEGV) != (void *) handler_l,
               "autoopt is active but L reached the kernel");
+        CHECK(ft_kernel_altstack() != altstack,
+              "autoopt is active but the 8 KiB alternate stack reached the kernel");
+    }
     if (pt_rank == 0 && pt_size > 1) {
         MPI_Recv(a, N, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         aot_test_errors += fault_to_l("receive pending", 1);
@@ -197,10 +220,12 @@ int main(int argc, char **argv)
     int rc = aot_test_verdict();
     MPI_Finalize();
 
-    /* after MPI_Finalize: L is the kernel's, and gets a fault directly */
-    if (ft_kernel_handler(SIGSEGV) != (void *) handler_l) {
-        fprintf(stderr, "[%d] after MPI_Finalize the kernel's SIGSEGV handler is %p, not L\n",
-                pt_rank, ft_kernel_handler(SIGSEGV));
+    /* after MPI_Finalize: L and its stack are the kernel's, and L gets a fault directly */
+    if (ft_kernel_handler(SIGSEGV) != (void *) handler_l || ft_kernel_altstack() != altstack) {
+        fprintf(stderr, "[%d] after MPI_Finalize the kernel's SIGSEGV handler is %p (L: %p), "
+                "its alternate stack %p (the program's: %p)\n", pt_rank,
+                ft_kernel_handler(SIGSEGV), (void *) handler_l, ft_kernel_altstack(),
+                (void *) altstack);
         return EXIT_FAILURE;
     }
     if (pt_rank == 0) {

@@ -5,6 +5,7 @@
 #ifndef FAULT_TEST_H_INCLUDED
 #define FAULT_TEST_H_INCLUDED
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,5 +24,14 @@ static inline void *ft_kernel_handler(int sig)
     if (syscall(SYS_rt_sigaction, sig, NULL, &k, sizeof(k.mask)) != 0)
         return NULL;
     return k.handler;
+}
+
+/* The alternate stack the kernel has for this thread, read with the system call itself. */
+static inline void *ft_kernel_altstack(void)
+{
+    stack_t k;
+    if (syscall(SYS_sigaltstack, NULL, &k) != 0 || (k.ss_flags & SS_DISABLE))
+        return NULL;
+    return k.ss_sp;
 }
 #endif
