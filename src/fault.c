@@ -34,8 +34,9 @@
  *   1. aot_fault_start installs it (on the thread that calls MPI_Init: libsigsegv remembers
  *      that thread's stack), reads its sigaction back, puts our entry in its place (the
  *      previous handler stays the one from before libsigsegv) and gives the thread back the
- *      alternate stack it had (UCX sets one of 144 KiB when libucs loads); libsigsegv's stack
- *      remains the alternate stack only where the thread had none.
+ *      alternate stack it had (UCX sets one of 144 KiB when libucs loads) if it has at least
+ *      AOT_FAULT_ALTSTACK_MIN; libsigsegv's stack (ours) remains the alternate stack where the
+ *      thread had none or a smaller one (aot_fault_sigaltstack).
  *   2. The entry looks first, before any subsystem, at whether a fault could be an overflow of
  *      that stack: a fault (si_code > 0) on that thread, below the top of its stack and within
  *      AOT_FAULT_NEAR_SP bytes of the stack pointer.  Paging and chains never protect a stack,
