@@ -19,8 +19,8 @@
  *
  * Like glibc's, these functions may be called from a signal handler: no malloc, no lock but
  * fault.c's disposition lock.  glibc's functions are looked up (dlsym RTLD_NEXT) on the first
- * call of any of them, which is UCX's at the latest (when libucs loads) or autoopt's own at
- * MPI_Init, long before a signal handler of the program could run.
+ * call of any of them: UCX's when libucs loads, autoopt's at MPI_Init at the latest, and in any
+ * case the one that installed the program's first handler, so never inside a handler.
  */
 #include <dlfcn.h>
 #include <errno.h>
