@@ -45,12 +45,12 @@ int aot_pg_requests_init(void)
 
 /* ---------------------------------------------------------------- slots */
 
+/* (The fault entry needs no re-check here: nobody replaces it while it is installed; the
+ * program's sigaction calls set the handler it forwards to, src/signals.c.) */
 static void aot_pg_arm(void)
 {
-    if (!(aot_hooks_armed & AOT_ARM_PAGING)) {
-        aot_fault_check();      /* someone replaced the entry: take it back */
+    if (!(aot_hooks_armed & AOT_ARM_PAGING))
         __atomic_fetch_or(&aot_hooks_armed, AOT_ARM_PAGING, __ATOMIC_RELAXED);
-    }
 }
 
 void aot_pg_disarm_if_idle(void)

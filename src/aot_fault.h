@@ -15,11 +15,12 @@
  *                       run again (it may have changed *uc, e.g. set the trap flag); no later
  *                       handler and no previous handler sees the signal;
  *   AOT_FAULT_DECLINED  not its business, nothing changed: the next one is asked.
- * Declined by all, the signal goes to the previous handler, the one installed before the
- * entry (UCX's, or the program's own installed before MPI_Init, or the default action), as the
- * kernel would have delivered it: the same signal number, siginfo and ucontext, with that
- * handler's sa_mask blocked, SA_RESETHAND and SA_SIGINFO honoured; SIG_DFL and SIG_IGN act as
- * the kernel would (a fault cannot be ignored; see aot_fault_plan).
+ * Declined by all, the signal goes to the previous handler: the one installed before the
+ * entry (UCX's, or the program's own installed before MPI_Init, or the default action), or
+ * the one the program set since (below), as the kernel would have delivered it: the same
+ * signal number, siginfo and ucontext, with that handler's sa_mask blocked, SA_RESETHAND (the
+ * previous handler becomes SIG_DFL) and SA_SIGINFO honoured; SIG_DFL and SIG_IGN act as the
+ * kernel would (a fault cannot be ignored; see aot_fault_plan).
  *
  * A handler runs in signal context, on the alternate stack when the thread has one, possibly
  * nested in itself (SIGSEGV is not blocked while the entry runs: a fault inside a handler
@@ -31,6 +32,20 @@
  *
  * Registration and unregistration happen outside signal context (at start-up and shutdown).
  * A slot holds one handler; registering it again replaces it.
+ *
+ * THE PROGRAM'S DISPOSITIONS
+ *
+ * libautoopt exports sigaction and the signal family (signals.c).  For SIGSEGV and SIGTRAP
+ * they call aot_fault_sigaction: while the entry of the signal is installed, what the program
+ * (or a library: UCX reinstalling its handler) sets becomes the previous handler and never
+ * reaches the kernel, and the old action it is answered is the previous handler as the kernel
+ * would have answered it, never the entry.  Otherwise (before MPI_Init, under AUTOOPT_DISABLE,
+ * after MPI_Finalize, other signals) the call goes to glibc's sigaction.  So nobody who goes
+ * through glibc replaces the entry, and nothing is re-checked per operation.  The previous
+ * handler may change at any moment, from any thread or from a signal handler: the entry reads
+ * it without waiting for a writer and never half-written (fault.c, AOT_FAULT_NPREV), and every
+ * change of a disposition of these signals, the program's and autoopt's own, is made under
+ * one lock held with all signals blocked.  autoopt's own installation uses aot_fault_real.
  *
  * A fault that looks like an overflow of the stack of the thread that started autoopt is
  * never given to the handlers: it is reported on one line (libsigsegv decides; see fault.c and
@@ -70,15 +85,30 @@ int aot_fault_register(int sig, enum aot_fault_slot slot, aot_fault_fn fn, char 
 void aot_fault_unregister(int sig, enum aot_fault_slot slot);
 
 /* At MPI_Init, on the thread that called it: installs the SIGSEGV entry and the stack-overflow
- * report (libsigsegv), with an alternate stack for this thread unless it already has one. */
+ * report (libsigsegv), with an alternate stack for this thread unless it already has one of
+ * at least AOT_FAULT_ALTSTACK_MIN (see aot_fault_sigaltstack). */
 void aot_fault_start(void);
 /* At MPI_Finalize: every handler is forgotten and the previous handlers are put back where the
- * entry is still the installed one. */
+ * entry is still the installed one; the program's alternate stack too (on that thread). */
 void aot_fault_stop(void);
 
-/* Someone (UCX re-initialising, the program) replaced an installed entry: install it again and
- * make what replaced it the previous handler.  Outside signal context. */
-void aot_fault_check(void);
+/* sigaction(sig, act, old) as the program sees it (above): for SIGSEGV and SIGTRAP while their
+ * entry is installed, act becomes the previous handler and old gets the one before; otherwise
+ * glibc's sigaction.  Any context, any thread; 0, or -1 with errno. */
+int aot_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* glibc's own sigaction (signals.c), past libautoopt's export. */
+int aot_fault_real(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* sigaltstack(ss, old) as the program sees it.  The entry runs on the thread's alternate
+ * stack, and paging's wait needs more than a small one holds (AOT_FAULT_ALTSTACK_MIN, fault.c).
+ * On the thread that started autoopt, between aot_fault_start and _stop, a registration
+ * smaller than that (or none) stays the program's in name only: autoopt's own stack is the
+ * kernel's, the program is answered its own (with SS_ONSTACK while a handler runs on ours),
+ * and at aot_fault_stop its own goes to the kernel.  A large enough one is the kernel's.
+ * Elsewhere glibc's sigaltstack.  0, or -1 with errno (the kernel's checks). */
+int aot_fault_sigaltstack(const stack_t *ss, stack_t *old);
+/* glibc's own sigaltstack (signals.c). */
+int aot_fault_real_altstack(const stack_t *ss, stack_t *old);
 
 /* One line "autoopt[rank]: msg" on stderr, written with one system call.  Async-signal-safe. */
 void aot_fault_say(const char *msg);

@@ -3,13 +3,27 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * RULES FOR THIS FILE (signal context: aot_fault_entry and everything it calls):
- *   - it may call: system calls through aot_syscall, sigaction, pthread_sigmask and raise
- *     (system-call wrappers in glibc), the registered handlers, the previous handler,
- *     libsigsegv's SIGSEGV handler (which reads /proc/self/maps with open and read into its
- *     own buffer) and siglongjmp back into the entry;
- *   - it may not call: malloc or free, stdio, anything that takes a lock;
- *   - it reads only static data of this file; the previous handlers are copied before use
- *     (aot_fault_check may rewrite them from another thread).
+ *   - it may call: system calls through aot_syscall, glibc's sigaction (aot_fault_real, never
+ *     the program's view in signals.c), pthread_sigmask and raise (system-call wrappers in
+ *     glibc), the registered handlers, the previous handler, libsigsegv's SIGSEGV handler
+ *     (which reads /proc/self/maps with open and read into its own buffer) and siglongjmp
+ *     back into the entry;
+ *   - it may not call: malloc or free, stdio, anything that takes a lock, except this file's
+ *     disposition lock (below), which no thread holds with signals unblocked;
+ *   - it reads only static data of this file; a previous handler is copied before use, with
+ *     aot_fault_prev_read (the program may replace it from another thread at any time).
+ *
+ * The previous handler is the program's.  While the entry is installed for a signal, the
+ * program's sigaction and signal calls for it (signals.c) do not reach the kernel: what they
+ * set becomes the previous handler, and what they are answered is the previous handler as the
+ * kernel would have answered it (aot_fault_sigaction).  So the entry is never replaced by
+ * anyone who goes through glibc, nothing needs re-checking per operation, and a program that
+ * sets its own handler or SIG_IGN while a guard is up gets the guard's fault handled by
+ * autoopt, and every other fault forwarded to its new handler.  Every change of a disposition
+ * of the signals served here (the program's through signals.c, autoopt's own installation)
+ * happens under one lock taken with every signal blocked (aot_fault_lock), so that reading the
+ * kernel's disposition and replacing it is one step against other threads, and a signal
+ * handler that calls sigaction can never find its own thread holding the lock.
  *
  * Stack overflow and libsigsegv.  libsigsegv's stackoverflow_install_handler() installs its
  * own SIGSEGV sigaction and its own alternate stack, and its handler, when it judges a fault
@@ -20,8 +34,9 @@
  *   1. aot_fault_start installs it (on the thread that calls MPI_Init: libsigsegv remembers
  *      that thread's stack), reads its sigaction back, puts our entry in its place (the
  *      previous handler stays the one from before libsigsegv) and gives the thread back the
- *      alternate stack it had (UCX sets one of 144 KiB when libucs loads); libsigsegv's stack
- *      remains the alternate stack only where the thread had none.
+ *      alternate stack it had (UCX sets one of 144 KiB when libucs loads) if it has at least
+ *      AOT_FAULT_ALTSTACK_MIN; libsigsegv's stack (ours) remains the alternate stack where the
+ *      thread had none or a smaller one (aot_fault_sigaltstack).
  *   2. The entry looks first, before any subsystem, at whether a fault could be an overflow of
  *      that stack: a fault (si_code > 0) on that thread, below the top of its stack and within
  *      AOT_FAULT_NEAR_SP bytes of the stack pointer.  Paging and chains never protect a stack,
@@ -56,11 +71,19 @@
 #include "aot.h"
 #include "aot_fault.h"
 
+/* The previous handler is kept in a ring of AOT_FAULT_NPREV copies: a change writes the next
+ * copy and then publishes its number (gen), so that a reader in signal context never waits for
+ * a writer (it may have interrupted one) and never sees a half-written copy: it copies the
+ * published one and tries again only if AOT_FAULT_NPREV - 1 changes were published meanwhile,
+ * when the copy it read may have been reused. */
+#define AOT_FAULT_NPREV 4
+
 /* The signals the entry serves, and their tables. */
 struct aot_fault_sig {
     int sig;
     aot_fault_fn fn[AOT_FAULT_NSLOTS];          /* read in signal context: atomic loads */
-    struct sigaction prev;                     /* the handler before the entry */
+    struct sigaction prev[AOT_FAULT_NPREV];    /* the handler before the entry: prev[gen % N] */
+    unsigned gen;                              /* written under the lock, read atomically */
     int installed;                             /* the entry was set (and not yet taken off) */
     int pinned;                                /* stays without handlers (SIGSEGV while started) */
 };
@@ -76,9 +99,86 @@ static struct aot_fault_sig *aot_fault_table(int sig)
 }
 
 /* The siginfo being handed to a previous handler by this thread: a previous handler that
- * passes the signal on to what it found installed before it (our entry, when it was installed
- * after MPI_Init and aot_fault_check made it our previous one) brings it back here. */
+ * passes the signal on to what it found installed before it brings it back here if that was
+ * our entry (one that read the kernel's disposition without glibc's sigaction). */
 static __thread const siginfo_t *aot_fault_forwarding __attribute__((tls_model("initial-exec")));
+
+/* Set while libsigsegv runs on this thread: its sigaction and signal calls are autoopt's own
+ * and go to the kernel (aot_fault_sigaction). */
+static __thread int aot_fault_raw __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------- the disposition lock */
+
+static int aot_fault_lock_word;
+
+/* Every signal blocked on this thread, then the lock.  Whoever holds it touches only this
+ * file's data and makes system calls, so no fault can interrupt it either. */
+static void aot_fault_lock(sigset_t *saved)
+{
+    sigset_t all;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, saved);
+    while (__atomic_exchange_n(&aot_fault_lock_word, 1, __ATOMIC_ACQUIRE))
+        aot_syscall(SYS_sched_yield);
+}
+
+static void aot_fault_unlock(const sigset_t *saved)
+{
+    __atomic_store_n(&aot_fault_lock_word, 0, __ATOMIC_RELEASE);
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+/* ---------------------------------------------------------------- the previous handler */
+
+/* A copy of the previous handler; any context, any thread. */
+static void aot_fault_prev_read(const struct aot_fault_sig *s, struct sigaction *out)
+{
+    for (;;) {
+        unsigned g = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+        memcpy(out, &s->prev[g % AOT_FAULT_NPREV], sizeof(*out));
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&s->gen, __ATOMIC_RELAXED) - g < AOT_FAULT_NPREV - 1)
+            return;
+    }
+}
+
+/* Makes sa the previous handler.  Under the lock. */
+static void aot_fault_prev_write(struct aot_fault_sig *s, const struct sigaction *sa)
+{
+    unsigned g = s->gen + 1;
+
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    memcpy(&s->prev[g % AOT_FAULT_NPREV], sa, sizeof(*sa));
+    __atomic_store_n(&s->gen, g, __ATOMIC_RELEASE);
+}
+
+/* What the kernel adds to every disposition glibc sets (SA_RESTORER and its restorer), read
+ * back from the entry the first time it is set. */
+static int aot_fault_kernel_known;
+static unsigned long aot_fault_kernel_flags;
+static void (*aot_fault_kernel_restorer)(void);
+
+/* The flags Linux keeps (since 5.11 it clears the others, in what it stores and in what it
+ * answers); SA_EXPOSE_TAGBITS is 0x800 where the headers lack it. */
+#define AOT_FAULT_UAPI_FLAGS (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART | \
+                              SA_NODEFER | SA_RESETHAND | 0x800)
+
+/* sa as the kernel would store it and glibc's sigaction answer it: its restorer added, unknown
+ * flags cleared, SIGKILL and SIGSTOP out of the mask, no signal above 64 in it. */
+static void aot_fault_as_kernel(struct sigaction *sa)
+{
+    const size_t kernel_mask = 8;   /* bytes of a mask the kernel keeps */
+
+    sa->sa_flags &= AOT_FAULT_UAPI_FLAGS;
+    if (aot_fault_kernel_known) {
+        sa->sa_flags |= (int) aot_fault_kernel_flags;
+        sa->sa_restorer = aot_fault_kernel_restorer;
+    }
+    memset((char *) &sa->sa_mask + kernel_mask, 0, sizeof(sa->sa_mask) - kernel_mask);
+    sigdelset(&sa->sa_mask, SIGKILL);
+    sigdelset(&sa->sa_mask, SIGSTOP);
+}
 
 /* ---------------------------------------------------------------- messages */
 
@@ -156,7 +256,32 @@ static void aot_fault_set_default(int sig)
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
+    aot_fault_real(sig, &dfl, NULL);
+}
+
+static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old);
+
+static void aot_fault_prev_change(struct aot_fault_sig *s, const struct sigaction *sa);
+
+/* SA_RESETHAND of a previous handler about to be called: the default action becomes the
+ * previous handler (the entry stays; asked, sigaction answers SIG_DFL, as it would natively). */
+static void aot_fault_reset_prev(int sig)
+{
+    struct aot_fault_sig *s = aot_fault_table(sig);
+    struct sigaction dfl;
+    sigset_t saved;
+
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    aot_fault_lock(&saved);
+    if (s && s->installed) {
+        aot_fault_as_kernel(&dfl);
+        aot_fault_prev_change(s, &dfl);
+    } else {
+        aot_fault_real(sig, &dfl, NULL);
+    }
+    aot_fault_unlock(&saved);
 }
 
 /* Gives the signal to old as the kernel would have. */
@@ -166,7 +291,11 @@ static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *s
     sigset_t saved;
     const siginfo_t *outer = aot_fault_forwarding;
 
-    if (p.reset)
+    /* a handler with SA_RESETHAND: the default action from now on, as the previous handler;
+     * SIG_DFL or SIG_IGN for a fault or a trap: the process dies of the default action */
+    if (p.reset && (p.action == AOT_FAULT_CALL_INFO || p.action == AOT_FAULT_CALL_PLAIN))
+        aot_fault_reset_prev(sig);
+    else if (p.reset)
         aot_fault_set_default(sig);
     switch (p.action) {
     case AOT_FAULT_DROP:
@@ -197,9 +326,23 @@ static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *s
 /* The alternate stack made when the thread has none: paging's handler waits for requests on
  * it (MPI's progress engine, unpacking), so it is larger than libsigsegv's SIGSTKSZ. */
 #define AOT_FAULT_ALTSTACK (256 * 1024)
+/* The smallest alternate stack of the program's the entry runs on (UCX's has 144 KiB).  A wait
+ * in paging's handler took between 8 and 16 KiB of it in fault.late_handler (MPICH over UCX,
+ * shared memory: an 8 KiB stack overflowed); four times that, for deeper progress paths. */
+#define AOT_FAULT_ALTSTACK_MIN (64 * 1024)
+
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)    /* <linux/signal.h>: disarmed while a handler runs on it */
+#endif
 
 static __thread int aot_fault_main __attribute__((tls_model("initial-exec")));
 static uintptr_t aot_fault_stack_hi;
+
+/* The alternate stack of the thread that started autoopt, as the program knows it, while
+ * ours replaces it (aot_fault_sigaltstack).  Read and written by that thread only. */
+static int aot_fault_alt_active;               /* between aot_fault_start and _stop */
+static int aot_fault_alt_virtual;              /* ours is registered, the program's is alt_prog */
+static stack_t aot_fault_alt_prog;
 
 #if HAVE_STACK_OVERFLOW_RECOVERY
 static struct sigaction aot_fault_judge;      /* libsigsegv's SIGSEGV handler */
@@ -233,14 +376,15 @@ static int aot_fault_judge_overflow(int sig, siginfo_t *si, void *ctx)
 {
     if (sigsetjmp(aot_fault_overflow_jb, 0) != 0) {
         aot_fault_in_judge = 0;
+        aot_fault_raw = 0;
         return 1;
     }
+    aot_fault_raw = 1;      /* its reset to the default action goes to the kernel */
     aot_fault_judge.sa_sigaction(sig, si, ctx);
+    aot_fault_raw = 0;
     return 0;
 }
 #endif
-
-static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old);
 
 /* A possible overflow of the main thread's stack: judged and reported.  1 when reported. */
 static int aot_fault_overflow(int sig, siginfo_t *si, ucontext_t *uc)
@@ -257,7 +401,12 @@ static int aot_fault_overflow(int sig, siginfo_t *si, ucontext_t *uc)
     if (aot_fault_judge_overflow(sig, si, uc))
         return 1;
     /* not an overflow: libsigsegv set the default action; the entry goes back at once */
-    aot_fault_set(aot_fault_table(sig), NULL);
+    {
+        sigset_t saved;
+        aot_fault_lock(&saved);
+        aot_fault_set(aot_fault_table(sig), NULL);
+        aot_fault_unlock(&saved);
+    }
     aot_fault_in_judge = 0;
 #else
     (void) sig;
@@ -290,7 +439,7 @@ static void aot_fault_entry(int sig, siginfo_t *si, void *ctx)
                 }
             }
         }
-        old = s->prev;
+        aot_fault_prev_read(s, &old);
     }
     errno = saved_errno;
     aot_fault_forward(&old, sig, si, ctx);
@@ -298,10 +447,11 @@ static void aot_fault_entry(int sig, siginfo_t *si, void *ctx)
 
 /* ---------------------------------------------------------------- installation */
 
-/* Sets the entry for s->sig; the disposition it replaces goes to *old (NULL: not kept). */
+/* Sets the entry for s->sig; the disposition it replaces goes to *old (NULL: not kept).
+ * Under the lock. */
 static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old)
 {
-    struct sigaction sa;
+    struct sigaction sa, back;
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = aot_fault_entry;
@@ -316,12 +466,28 @@ static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old)
      * sa_mask empty: the program's other signals are not held back during a long wait; the
      *   previous handler's own mask is blocked when it is called (aot_fault_forward). */
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | (s->sig == SIGSEGV ? SA_NODEFER : 0) |
-                  (s->prev.sa_flags & SA_RESTART);
+                  (s->prev[s->gen % AOT_FAULT_NPREV].sa_flags & SA_RESTART);
     sigemptyset(&sa.sa_mask);
-    if (sigaction(s->sig, &sa, old) != 0)
+    if (aot_fault_real(s->sig, &sa, old) != 0)
         return -1;
     s->installed = 1;
+    if (!aot_fault_kernel_known && aot_fault_real(s->sig, NULL, &back) == 0) {
+        aot_fault_kernel_flags = (unsigned long) back.sa_flags & ~(unsigned long) sa.sa_flags;
+        aot_fault_kernel_restorer = back.sa_restorer;
+        aot_fault_kernel_known = 1;
+    }
     return 0;
+}
+
+/* Makes sa (as the kernel has it) the previous handler; the entry is set again when its
+ * SA_RESTART no longer matches.  Under the lock, with the entry installed. */
+static void aot_fault_prev_change(struct aot_fault_sig *s, const struct sigaction *sa)
+{
+    int was = s->prev[s->gen % AOT_FAULT_NPREV].sa_flags & SA_RESTART;
+
+    aot_fault_prev_write(s, sa);
+    if ((sa->sa_flags & SA_RESTART) != was)
+        aot_fault_set(s, NULL);
 }
 
 static int aot_fault_is_entry(const struct sigaction *sa)
@@ -329,31 +495,33 @@ static int aot_fault_is_entry(const struct sigaction *sa)
     return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == aot_fault_entry;
 }
 
-/* Installs the entry unless it is the installed handler; what it replaces becomes prev. */
+/* Installs the entry unless it is the installed handler; what it replaces becomes prev.
+ * Under the lock. */
 static int aot_fault_install(struct aot_fault_sig *s)
 {
     struct sigaction cur;
 
-    if (sigaction(s->sig, NULL, &cur) != 0)
+    if (aot_fault_real(s->sig, NULL, &cur) != 0)
         return -1;
     if (aot_fault_is_entry(&cur)) {
         s->installed = 1;
         return 0;
     }
-    s->prev = cur;
+    aot_fault_prev_write(s, &cur);
     return aot_fault_set(s, NULL);
 }
 
+/* Under the lock. */
 static void aot_fault_uninstall(struct aot_fault_sig *s)
 {
     struct sigaction cur;
 
     if (!s->installed)
         return;
-    /* only if the entry is on top; otherwise whoever is on top may pass signals on to it,
-     * and with no handlers it passes everything on to prev */
-    if (sigaction(s->sig, NULL, &cur) == 0 && aot_fault_is_entry(&cur))
-        sigaction(s->sig, &s->prev, NULL);
+    /* only if the entry is on top (someone who set a disposition without glibc's sigaction
+     * may pass signals on to it, and with no handlers it passes everything on to prev) */
+    if (aot_fault_real(s->sig, NULL, &cur) == 0 && aot_fault_is_entry(&cur))
+        aot_fault_real(s->sig, &s->prev[s->gen % AOT_FAULT_NPREV], NULL);
     s->installed = 0;
 }
 
@@ -361,13 +529,18 @@ int aot_fault_register(int sig, enum aot_fault_slot slot, aot_fault_fn fn, char 
                        size_t errlen)
 {
     struct aot_fault_sig *s = aot_fault_table(sig);
+    sigset_t saved;
+    int rc;
 
     if (!s || slot >= AOT_FAULT_NSLOTS) {
         snprintf(err, errlen, "fault entry: signal %d, slot %d: not served", sig, (int) slot);
         return -1;
     }
     __atomic_store_n(&s->fn[slot], fn, __ATOMIC_RELEASE);
-    if (aot_fault_install(s) != 0) {
+    aot_fault_lock(&saved);
+    rc = aot_fault_install(s);
+    aot_fault_unlock(&saved);
+    if (rc != 0) {
         __atomic_store_n(&s->fn[slot], NULL, __ATOMIC_RELEASE);
         snprintf(err, errlen, "fault entry: sigaction(%s): %s", strsignal(sig), strerror(errno));
         return -1;
@@ -386,19 +559,42 @@ static int aot_fault_idle(const struct aot_fault_sig *s)
 void aot_fault_unregister(int sig, enum aot_fault_slot slot)
 {
     struct aot_fault_sig *s = aot_fault_table(sig);
+    sigset_t saved;
 
     if (!s || slot >= AOT_FAULT_NSLOTS)
         return;
     __atomic_store_n(&s->fn[slot], NULL, __ATOMIC_RELEASE);
+    aot_fault_lock(&saved);
     if (aot_fault_idle(s))
         aot_fault_uninstall(s);
+    aot_fault_unlock(&saved);
 }
 
-void aot_fault_check(void)
+int aot_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    for (int k = 0; k < AOT_FAULT_NSIGS; k++)
-        if (aot_fault_sigs[k].installed)
-            aot_fault_install(&aot_fault_sigs[k]);
+    struct aot_fault_sig *s = aot_fault_table(sig);
+    struct sigaction want, had;
+    sigset_t saved;
+    int rc = 0;
+
+    if (!s || aot_fault_raw)
+        return aot_fault_real(sig, act, old);
+    if (act)
+        want = *act;            /* read before the lock: it may lie on a guarded page */
+    aot_fault_lock(&saved);
+    if (!s->installed) {
+        rc = aot_fault_real(sig, act ? &want : NULL, old ? &had : NULL);
+    } else {
+        had = s->prev[s->gen % AOT_FAULT_NPREV];
+        if (act) {
+            aot_fault_as_kernel(&want);
+            aot_fault_prev_change(s, &want);
+        }
+    }
+    aot_fault_unlock(&saved);
+    if (rc == 0 && old)
+        *old = had;             /* after the lock, for the same reason */
+    return rc;
 }
 
 /* The top of this thread's stack (its highest address), 0 when unknown. */
@@ -441,48 +637,144 @@ static void *aot_fault_altstack(void)
  * handler is read back as the judge and the entry set again in its place. */
 static void aot_fault_judge_start(struct aot_fault_sig *s, void *stack)
 {
+    struct sigaction cur;
+    int rc;
+
     if (aot_fault_judge_on || !stack)
         return;
-    if (!s->installed && sigaction(SIGSEGV, NULL, &s->prev) != 0)
-        return;
-    if (stackoverflow_install_handler(aot_fault_overflow_report, stack, AOT_FAULT_ALTSTACK) != 0) {
+    if (!s->installed) {
+        if (aot_fault_real(SIGSEGV, NULL, &cur) != 0)
+            return;
+        aot_fault_prev_write(s, &cur);
+    }
+    aot_fault_raw = 1;
+    rc = stackoverflow_install_handler(aot_fault_overflow_report, stack, AOT_FAULT_ALTSTACK);
+    aot_fault_raw = 0;
+    if (rc != 0) {
         AOT_LOG(1, "stack overflows are not reported: libsigsegv cannot catch them here");
         return;
     }
     if (aot_fault_set(s, &aot_fault_judge) == 0)
         aot_fault_judge_on = 1;
     else
-        sigaction(SIGSEGV, &s->prev, NULL);
+        aot_fault_real(SIGSEGV, &s->prev[s->gen % AOT_FAULT_NPREV], NULL);
 }
 #endif
+
+/* Registers our alternate stack on this thread: 0, or -1. */
+static int aot_fault_alt_ours(void)
+{
+    stack_t ours;
+
+    ours.ss_sp = aot_fault_altstack();
+    ours.ss_size = AOT_FAULT_ALTSTACK;
+    ours.ss_flags = 0;
+    return ours.ss_sp ? aot_fault_real_altstack(&ours, NULL) : -1;
+}
+
+/* A registration as the kernel keeps it: a disabled one has no stack. */
+static stack_t aot_fault_alt_kept(stack_t ss)
+{
+    if (ss.ss_flags & SS_DISABLE) {
+        ss.ss_sp = NULL;
+        ss.ss_size = 0;
+        ss.ss_flags = SS_DISABLE;
+    }
+    return ss;
+}
 
 void aot_fault_start(void)
 {
     struct aot_fault_sig *s = aot_fault_table(SIGSEGV);
-    stack_t had, ours;
+    stack_t had;
+    sigset_t saved;
+    int rc;
 
     aot_fault_main = 1;
     aot_fault_stack_hi = aot_fault_stack_top();
     s->pinned = 1;
-    if (sigaltstack(NULL, &had) != 0)
+    if (aot_fault_real_altstack(NULL, &had) != 0)
         had.ss_flags = SS_DISABLE;
+    had = aot_fault_alt_kept(had);
+    aot_fault_lock(&saved);
 #if HAVE_STACK_OVERFLOW_RECOVERY
     aot_fault_judge_start(s, aot_fault_altstack());
 #endif
-    if (!(had.ss_flags & SS_DISABLE)) {
-        sigaltstack(&had, NULL);        /* the thread's own alternate stack (UCX's) stays */
-    } else if (sigaltstack(NULL, &ours) == 0 && (ours.ss_flags & SS_DISABLE) &&
-               (ours.ss_sp = aot_fault_altstack()) != NULL) {
-        ours.ss_size = AOT_FAULT_ALTSTACK;
-        ours.ss_flags = 0;
-        sigaltstack(&ours, NULL);       /* none, and libsigsegv did not set its own */
+    rc = aot_fault_install(s);
+    aot_fault_unlock(&saved);
+    /* The thread's own alternate stack (UCX's) stays if it is large enough for paging's wait;
+     * otherwise, or when it has none, ours is registered (libsigsegv may have done so) and the
+     * program keeps seeing its own (aot_fault_sigaltstack). */
+    aot_fault_alt_virtual = 0;
+    if (!(had.ss_flags & SS_DISABLE) && had.ss_size >= AOT_FAULT_ALTSTACK_MIN) {
+        aot_fault_real_altstack(&had, NULL);
+    } else if (aot_fault_alt_ours() == 0) {
+        aot_fault_alt_prog = had;
+        aot_fault_alt_virtual = 1;
+    } else if (!(had.ss_flags & SS_DISABLE)) {
+        aot_fault_real_altstack(&had, NULL);
     }
-    if (aot_fault_install(s) != 0)
+    aot_fault_alt_active = 1;
+    if (rc != 0)
         aot_log(0, "fault entry: sigaction(SIGSEGV): %s", strerror(errno));
+}
+
+int aot_fault_sigaltstack(const stack_t *ss, stack_t *old)
+{
+    stack_t want, now, was;
+    sigset_t all, saved;
+    int rc;
+
+    if (!aot_fault_main || !aot_fault_alt_active || aot_fault_raw)
+        return aot_fault_real_altstack(ss, old);
+    if (ss)
+        want = *ss;             /* read first: it may lie on a guarded page */
+    if (aot_fault_real_altstack(NULL, &now) != 0)
+        return -1;
+    was = now;
+    if (aot_fault_alt_virtual) {
+        /* executing on ours is executing on the program's, as far as it knows */
+        was = aot_fault_alt_prog;
+        if (!(was.ss_flags & SS_DISABLE))
+            was.ss_flags = (int) ((unsigned) was.ss_flags & SS_AUTODISARM) |
+                           (now.ss_flags & SS_ONSTACK);
+    }
+    if (ss) {
+        if (now.ss_flags & SS_ONSTACK) {
+            errno = EPERM;      /* the kernel's answer while on the alternate stack */
+            return -1;
+        }
+        if (!(want.ss_flags & SS_DISABLE) && want.ss_size >= AOT_FAULT_ALTSTACK_MIN) {
+            if (aot_fault_real_altstack(&want, NULL) != 0)
+                return -1;
+            aot_fault_alt_virtual = 0;
+        } else {
+            /* the kernel judges it (EINVAL, ENOMEM) and ours goes back at once, with every
+             * signal blocked meanwhile: none may run on the small stack */
+            sigfillset(&all);
+            pthread_sigmask(SIG_BLOCK, &all, &saved);
+            rc = aot_fault_real_altstack(&want, NULL);
+            if (rc == 0 && aot_fault_alt_ours() != 0) {
+                aot_fault_alt_virtual = 0;      /* ours cannot be set: the program's stays */
+            } else if (rc == 0) {
+                aot_fault_alt_prog = aot_fault_alt_kept(want);
+                aot_fault_alt_virtual = 1;
+            }
+            pthread_sigmask(SIG_SETMASK, &saved, NULL);
+            if (rc != 0)
+                return -1;
+        }
+    }
+    if (old)
+        *old = was;
+    return 0;
 }
 
 void aot_fault_stop(void)
 {
+    sigset_t saved;
+
+    aot_fault_lock(&saved);
     for (int k = 0; k < AOT_FAULT_NSIGS; k++) {
         struct aot_fault_sig *s = &aot_fault_sigs[k];
         for (int j = 0; j < AOT_FAULT_NSLOTS; j++)
@@ -493,4 +785,12 @@ void aot_fault_stop(void)
 #if HAVE_STACK_OVERFLOW_RECOVERY
     aot_fault_judge_on = 0;
 #endif
+    aot_fault_unlock(&saved);
+    /* the program's own alternate stack (or none) back on the thread that started autoopt */
+    if (aot_fault_main && aot_fault_alt_active) {
+        if (aot_fault_alt_virtual)
+            aot_fault_real_altstack(&aot_fault_alt_prog, NULL);
+        aot_fault_alt_virtual = 0;
+        aot_fault_alt_active = 0;
+    }
 }

@@ -4,14 +4,20 @@
  * order, a handled fault goes no further, a fault every slot declines reaches the previous
  * handler with the same siginfo and ucontext and with its mask blocked, SA_RESETHAND resets it,
  * an ignored sent signal is dropped, an ignored or default real fault kills with SIGSEGV.
+ * The program's dispositions (src/signals.c, linked in here as in libautoopt): while the entry
+ * is installed the program's sigaction sets the previous handler and answers the one before,
+ * the kernel keeps the entry, aot_fault_stop gives the kernel the program's last one, and the
+ * previous handler may change from another thread while faults are being forwarded.
  * Each test runs in its own process (CK_FORK).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <check.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "aot_fault.h"
@@ -96,6 +102,16 @@ START_TEST(test_plan_handlers)
 END_TEST
 
 /* ---------------------------------------------------------------- the entry on real faults */
+
+/* The handler the kernel has for sig, read with the system call (sigaction answers the
+ * program's view). */
+static void *kernel_handler(int sig)
+{
+    struct { void *handler; unsigned long flags; void *restorer; unsigned long mask; } k;
+    if (syscall(SYS_rt_sigaction, sig, NULL, &k, sizeof(k.mask)) != 0)
+        return NULL;
+    return k.handler;
+}
 
 static unsigned char *page;
 static size_t page_size;
@@ -233,6 +249,7 @@ START_TEST(test_entry_resethand)
     ((volatile unsigned char *) page)[1] = 4;
     ck_assert_int_eq(prev_calls, 1);
     ck_assert_int_eq(prev_reset, 1);               /* reset before it was called */
+    ck_assert_ptr_ne(kernel_handler(SIGSEGV), (void *) SIG_DFL);   /* the entry stays */
 }
 END_TEST
 
@@ -263,6 +280,129 @@ START_TEST(test_entry_fault_ignored_kills)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the program's dispositions */
+
+static volatile int other_calls, h_calls[2], flips, bad_old;
+static volatile int flip_done;
+
+static void other_handler(int sig, siginfo_t *si, void *ctx)
+{
+    (void) sig;
+    (void) si;
+    (void) ctx;
+    other_calls++;
+    open_page();
+}
+
+static int slot_decline_quiet(int sig, siginfo_t *si, ucontext_t *uc)
+{
+    (void) sig;
+    (void) si;
+    (void) uc;
+    return AOT_FAULT_DECLINED;
+}
+
+START_TEST(test_program_sets_prev)
+{
+    struct sigaction sa, old;
+    void *entry;
+
+    setup();
+    install_prev(0);                               /* no entry yet: the kernel's */
+    ck_assert_ptr_eq(kernel_handler(SIGSEGV), (void *) prev_handler);
+    reg(AOT_FAULT_SLOT_GUARDS, slot_decline);
+    entry = kernel_handler(SIGSEGV);
+    ck_assert_ptr_ne(entry, (void *) prev_handler);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = other_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGSEGV, &sa, &old), 0);
+    ck_assert_ptr_eq(old.sa_sigaction, prev_handler);      /* the program's, not the entry */
+    ck_assert_int_eq(sigismember(&old.sa_mask, SIGUSR1), 1);
+    ck_assert_ptr_eq(kernel_handler(SIGSEGV), entry);       /* the entry stays */
+    ck_assert_int_eq(sigaction(SIGSEGV, NULL, &old), 0);
+    ck_assert_ptr_eq(old.sa_sigaction, other_handler);
+    ((volatile unsigned char *) page)[9] = 6;               /* declined: to other_handler */
+    ck_assert_int_eq(other_calls, 1);
+    ck_assert_int_eq(prev_calls, 0);
+    ck_assert_ptr_eq(signal(SIGSEGV, SIG_IGN), (void *) other_handler);
+    ck_assert_ptr_eq(kernel_handler(SIGSEGV), entry);
+    ck_assert_ptr_eq(signal(SIGSEGV, (void (*)(int)) (void *) other_handler), SIG_IGN);
+    aot_fault_stop();                              /* the program's last one to the kernel */
+    ck_assert_ptr_eq(kernel_handler(SIGSEGV), (void *) other_handler);
+}
+END_TEST
+
+static void flip_handler(int sig, siginfo_t *si, void *ctx)
+{
+    (void) si;
+    (void) ctx;
+    (void) sig;
+    h_calls[0]++;
+    open_page();
+}
+
+static void flip_handler2(int sig, siginfo_t *si, void *ctx)
+{
+    (void) sig;
+    (void) si;
+    (void) ctx;
+    h_calls[1]++;
+    open_page();
+}
+
+/* Switches the previous handler between the two flip handlers until flip_done (the second has
+ * SA_RESTART, so the entry is set again each time); every old action it is answered must be
+ * one of them. */
+static void *flipper(void *arg)
+{
+    struct sigaction sa[2], old;
+    (void) arg;
+    memset(sa, 0, sizeof(sa));
+    sa[0].sa_sigaction = flip_handler;
+    sa[1].sa_sigaction = flip_handler2;
+    for (int k = 0; k < 2; k++) {
+        sa[k].sa_flags = SA_SIGINFO | (k ? SA_RESTART : 0);
+        sigemptyset(&sa[k].sa_mask);
+    }
+    for (int k = 0; !flip_done; k ^= 1) {
+        sigaction(SIGSEGV, &sa[k], &old);
+        if (old.sa_sigaction != flip_handler && old.sa_sigaction != flip_handler2)
+            bad_old++;
+        flips++;
+    }
+    return NULL;
+}
+
+START_TEST(test_prev_changes_during_faults)
+{
+    struct sigaction sa;
+    pthread_t t;
+    const int faults = 3000;
+
+    setup();
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = flip_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGSEGV, &sa, NULL), 0);
+    reg(AOT_FAULT_SLOT_GUARDS, slot_decline_quiet);
+    ck_assert_int_eq(pthread_create(&t, NULL, flipper, NULL), 0);
+    while (flips < 10)
+        sched_yield();
+    for (int k = 0; k < faults; k++) {
+        mprotect(page, page_size, PROT_NONE);
+        ((volatile unsigned char *) page)[k % page_size] = 7;
+    }
+    flip_done = 1;
+    pthread_join(t, NULL);
+    ck_assert_int_eq(h_calls[0] + h_calls[1], faults);     /* each fault reached one */
+    ck_assert_int_eq(bad_old, 0);
+    ck_assert_int_gt(flips, 10);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fault");
@@ -278,6 +418,8 @@ int main(void)
     tcase_add_test(tc, test_entry_resethand);
     tcase_add_test(tc, test_entry_sent_ignored);
     tcase_add_loop_test_raise_signal(tc, test_entry_fault_ignored_kills, SIGSEGV, 0, 2);
+    tcase_add_test(tc, test_program_sets_prev);
+    tcase_add_test(tc, test_prev_changes_during_faults);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

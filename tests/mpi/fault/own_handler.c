@@ -4,16 +4,17 @@
  * live) and chains on, touches a no-access page of its own.  Its handler must run as the kernel
  * would have run it: once, with the faulting address and SEGV_ACCERR, with SIGSEGV and SIGUSR1
  * blocked; it makes the page readable and returns, and the read then gives the page's value.
- * Under autoopt the installed handler after MPI_Init must be autoopt's entry (not the
- * program's), so the call went through the entry's forwarding.  Passes natively too.
+ * Under autoopt the kernel's handler after MPI_Init must be autoopt's entry (not the program's),
+ * so the call went through the entry's forwarding; sigaction still answers the program's
+ * handler, as natively.  Passes natively too.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <dlfcn.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fault_test.h"
 #include "paging_test.h"
 
 #define N 100000
@@ -40,13 +41,6 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
     mprotect(page, page_size, PROT_READ);
 }
 
-/* autoopt_active() when libautoopt is loaded (preload or linked), else 0. */
-static int autoopt_on(void)
-{
-    int (*active)(void) = (int (*)(void)) dlsym(RTLD_DEFAULT, "autoopt_active");
-    return active ? active() : 0;
-}
-
 int main(int argc, char **argv)
 {
     double *a = malloc(N * sizeof(double));
@@ -66,9 +60,12 @@ int main(int argc, char **argv)
 
     pt_init(&argc, &argv);
     sigaction(SIGSEGV, NULL, &cur);
-    if (autoopt_on())
-        CHECK(cur.sa_sigaction != on_segv, "autoopt is active but the program's handler is "
-              "the installed one: the test would not go through autoopt's entry");
+    CHECK(cur.sa_sigaction == on_segv, "sigaction answers %p, not the program's handler",
+          (void *) cur.sa_sigaction);
+    if (ft_autoopt_on())
+        CHECK(ft_kernel_handler(SIGSEGV) != (void *) on_segv, "autoopt is active but the "
+              "program's handler is the installed one: the test would not go through "
+              "autoopt's entry");
     if (pt_rank == 0 && pt_size > 1) {
         unsigned char v;
         MPI_Recv(a, N, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);   /* pending */

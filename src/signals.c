@@ -1,0 +1,219 @@
+/*
+ * signals.c: libautoopt's sigaction and signal family, the program's view of SIGSEGV and
+ * SIGTRAP while autoopt's fault entry holds them (contract: aot_fault.h, "THE PROGRAM'S
+ * DISPOSITIONS"; docs/protection.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Exported: sigaction and __sigaction, and every other function of glibc that sets a
+ * disposition, since glibc's own signal, sigset, ... call its internal sigaction, which no
+ * interposer sees: signal (= bsd_signal = ssignal in glibc), sysv_signal and __sysv_signal,
+ * sigset, sigignore, siginterrupt.  For a signal other than SIGSEGV and SIGTRAP each one calls
+ * glibc's function of the same name, unchanged.  For SIGSEGV and SIGTRAP each one does what
+ * glibc 2.36's does (the flags and mask it sets, what it returns), on aot_fault_sigaction
+ * instead of the kernel; siginterrupt's choice for these two signals is kept here, for signal.
+ * And sigaltstack (aot_fault_sigaltstack): the entry runs on the thread's alternate stack, and
+ * a small one of the program's would overflow in paging's wait.
+ * Not covered: sigvec and sigstack (obsolete; sigvec is a compatibility symbol no program can
+ * link against), and the rt_sigaction and sigaltstack system calls made directly (syscall(2),
+ * assembly).
+ *
+ * Like glibc's, these functions may be called from a signal handler: no malloc, no lock but
+ * fault.c's disposition lock.  glibc's functions are looked up (dlsym RTLD_NEXT) on the first
+ * call of any of them: UCX's when libucs loads, autoopt's at MPI_Init at the latest, and in any
+ * case the one that installed the program's first handler, so never inside a handler.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "aot_fault.h"
+
+#define AOT_SIG_EXPORT __attribute__((visibility("default")))
+
+typedef int aot_sig_action_fn(int, const struct sigaction *, struct sigaction *);
+typedef __sighandler_t aot_sig_handler_fn(int, __sighandler_t);
+typedef int aot_sig_ignore_fn(int);
+typedef int aot_sig_interrupt_fn(int, int);
+typedef int aot_sig_altstack_fn(const stack_t *, stack_t *);
+
+/* glibc's functions, past this library */
+static struct {
+    aot_sig_action_fn *sigaction;
+    aot_sig_handler_fn *signal, *sysv_signal, *sigset;
+    aot_sig_ignore_fn *sigignore;
+    aot_sig_interrupt_fn *siginterrupt;
+    aot_sig_altstack_fn *sigaltstack;
+    int resolved;
+} aot_sig_next;
+
+static void aot_sig_resolve(void)
+{
+    if (__atomic_load_n(&aot_sig_next.resolved, __ATOMIC_ACQUIRE))
+        return;
+    aot_sig_next.sigaction = (aot_sig_action_fn *) dlsym(RTLD_NEXT, "sigaction");
+    aot_sig_next.signal = (aot_sig_handler_fn *) dlsym(RTLD_NEXT, "signal");
+    aot_sig_next.sysv_signal = (aot_sig_handler_fn *) dlsym(RTLD_NEXT, "sysv_signal");
+    aot_sig_next.sigset = (aot_sig_handler_fn *) dlsym(RTLD_NEXT, "sigset");
+    aot_sig_next.sigignore = (aot_sig_ignore_fn *) dlsym(RTLD_NEXT, "sigignore");
+    aot_sig_next.siginterrupt = (aot_sig_interrupt_fn *) dlsym(RTLD_NEXT, "siginterrupt");
+    aot_sig_next.sigaltstack = (aot_sig_altstack_fn *) dlsym(RTLD_NEXT, "sigaltstack");
+    __atomic_store_n(&aot_sig_next.resolved, 1, __ATOMIC_RELEASE);
+}
+
+int aot_fault_real(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    aot_sig_resolve();
+    if (!aot_sig_next.sigaction) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return aot_sig_next.sigaction(sig, act, old);
+}
+
+int aot_fault_real_altstack(const stack_t *ss, stack_t *old)
+{
+    aot_sig_resolve();
+    if (!aot_sig_next.sigaltstack) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return aot_sig_next.sigaltstack(ss, old);
+}
+
+static int aot_sig_ours(int sig)
+{
+    return sig == SIGSEGV || sig == SIGTRAP;
+}
+
+/* siginterrupt(sig, 1) was the last word for SIGSEGV [0] or SIGTRAP [1] (glibc's _sigintr) */
+static int aot_sig_intr[2];
+
+static int *aot_sig_intr_of(int sig)
+{
+    return &aot_sig_intr[sig == SIGTRAP];
+}
+
+/* Sets handler h with flags (and sig itself in the mask when mask_self); the old handler, or
+ * SIG_ERR with errno. */
+static __sighandler_t aot_sig_set(int sig, __sighandler_t h, int flags, int mask_self)
+{
+    struct sigaction act, old;
+
+    if (h == SIG_ERR) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    memset(&act, 0, sizeof(act));
+    act.sa_handler = h;
+    sigemptyset(&act.sa_mask);
+    if (mask_self)
+        sigaddset(&act.sa_mask, sig);
+    act.sa_flags = flags;
+    if (aot_fault_sigaction(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+/* A resolved glibc function, or errno ENOSYS and the value r. */
+#define AOT_SIG_NEXT(fn, r, ...)                                        \
+    do {                                                                \
+        aot_sig_resolve();                                              \
+        if (!aot_sig_next.fn) {                                         \
+            errno = ENOSYS;                                             \
+            return r;                                                   \
+        }                                                               \
+        return aot_sig_next.fn(__VA_ARGS__);                            \
+    } while (0)
+
+AOT_SIG_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    return aot_fault_sigaction(sig, act, old);
+}
+
+AOT_SIG_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+    __attribute__((alias("sigaction"), copy(sigaction)));
+
+/* BSD semantics: sig blocked in its handler, system calls restarted unless siginterrupt */
+AOT_SIG_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
+{
+    if (!aot_sig_ours(sig))
+        AOT_SIG_NEXT(signal, SIG_ERR, sig, h);
+    return aot_sig_set(sig, h,
+                       __atomic_load_n(aot_sig_intr_of(sig), __ATOMIC_RELAXED) ? 0 : SA_RESTART,
+                       1);
+}
+
+AOT_SIG_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t h)
+    __attribute__((alias("signal"), copy(signal)));
+AOT_SIG_EXPORT __sighandler_t ssignal(int sig, __sighandler_t h)
+    __attribute__((alias("signal"), copy(signal)));
+
+/* System V semantics: reset to the default when delivered, not blocked in its handler */
+AOT_SIG_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t h)
+{
+    if (!aot_sig_ours(sig))
+        AOT_SIG_NEXT(sysv_signal, SIG_ERR, sig, h);
+    return aot_sig_set(sig, h, SA_RESETHAND | SA_NODEFER | SA_INTERRUPT, 0);
+}
+
+AOT_SIG_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t h)
+    __attribute__((alias("sysv_signal"), copy(sysv_signal)));
+
+AOT_SIG_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
+{
+    struct sigaction old;
+    sigset_t set, was;
+    __sighandler_t h;
+
+    if (!aot_sig_ours(sig))
+        AOT_SIG_NEXT(sigset, SIG_ERR, sig, disp);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    if (disp == SIG_HOLD) {
+        if (sigprocmask(SIG_BLOCK, &set, &was) < 0)
+            return SIG_ERR;
+        if (sigismember(&was, sig))
+            return SIG_HOLD;
+        if (aot_fault_sigaction(sig, NULL, &old) < 0)
+            return SIG_ERR;
+        return old.sa_handler;
+    }
+    h = aot_sig_set(sig, disp, 0, 0);
+    if (h == SIG_ERR || sigprocmask(SIG_UNBLOCK, &set, &was) < 0)
+        return SIG_ERR;
+    return sigismember(&was, sig) ? SIG_HOLD : h;
+}
+
+AOT_SIG_EXPORT int sigignore(int sig)
+{
+    struct sigaction act;
+
+    if (!aot_sig_ours(sig))
+        AOT_SIG_NEXT(sigignore, -1, sig);
+    memset(&act, 0, sizeof(act));
+    act.sa_handler = SIG_IGN;
+    sigemptyset(&act.sa_mask);
+    return aot_fault_sigaction(sig, &act, NULL);
+}
+
+AOT_SIG_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+    return aot_fault_sigaltstack(ss, old);
+}
+
+AOT_SIG_EXPORT int siginterrupt(int sig, int interrupt)
+{
+    struct sigaction act;
+
+    if (!aot_sig_ours(sig))
+        AOT_SIG_NEXT(siginterrupt, -1, sig, interrupt);
+    if (aot_fault_sigaction(sig, NULL, &act) < 0)
+        return -1;
+    __atomic_store_n(aot_sig_intr_of(sig), interrupt != 0, __ATOMIC_RELAXED);
+    if (interrupt)
+        act.sa_flags &= ~SA_RESTART;
+    else
+        act.sa_flags |= SA_RESTART;
+    return aot_fault_sigaction(sig, &act, NULL);
+}
