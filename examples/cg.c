@@ -40,11 +40,7 @@
 
 struct cg_options {
     int n;
-    struct ex_turns t;
-    int verify;                 /* -1: on when n <= 128 */
-    int have_expected;
-    uint64_t expected;
-    const char *times;
+    struct ex_run_options run;  /* verify: -1 until decided (on when n <= 128) */
 };
 
 /* One rank's share of the problem and the solver's state. */
@@ -77,14 +73,8 @@ static void cg_usage(void)
            "  -i ITERS  CG iterations of each mode (default 400)\n"
            "  -m MODE   halo exchange before each product (default send):\n");
     ex_usage_modes(cg_names, summaries);
-    printf("  -V        also run CG serially on rank 0 and compare bit for bit\n"
-           "            (default: on when N <= 128)\n"
-           "  -c HEX    fail unless the checksum equals HEX\n"
-           "  -t FILE   write rank 0's wall time of every iteration to FILE (µs, one a line);\n"
-           "            with several modes a line per turn: the mode and its time per\n"
-           "            iteration\n"
-           "  -h        show this help\n"
-           "Every solve ends when |r| < 1e-10 |b|, and the next starts from x = 0.  Fails when\n"
+    ex_usage_checks("run CG", "N <= 128");
+    printf("Every solve ends when |r| < 1e-10 |b|, and the next starts from x = 0.  Fails when\n"
            "|b - Ax|/|b| is not finite, or not below 1 before the first solve ended.\n");
 }
 
@@ -93,49 +83,28 @@ static int cg_parse(int argc, char **argv, struct cg_options *o)
     int c;
 
     *o = (struct cg_options) {
-        .n = 512, .verify = -1,
-        .t = { .names = cg_names, .picks = { { 0, 0 } }, .npicks = 1, .iters = 400,
-               .turn = 50 },
+        .n = 512,
+        .run = { .t = { .names = cg_names, .npicks = 1, .iters = 400, .turn = 50 },
+                 .verify = -1 },
     };
     opterr = 0;
     while ((c = getopt(argc, argv, ":n:i:m:b:Vc:t:h")) != -1) {
-        int rc = 0;
+        int rc = ex_run_option(c, optarg, &o->run);
 
-        switch (c) {
-        case 'n':
+        if (c == 'n') {
             rc = ex_parse_int(c, optarg, 8, 1 << 14, &o->n);
-            break;
-        case 'i':
-            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.iters);
-            break;
-        case 'm':
-            rc = ex_parse_modes(optarg, &o->t);
-            break;
-        case 'b':
-            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.turn);
-            break;
-        case 'V':
-            o->verify = 1;
-            break;
-        case 'c':
-            rc = ex_parse_hex64(c, optarg, &o->expected);
-            o->have_expected = 1;
-            break;
-        case 't':
-            o->times = optarg;
-            break;
-        case 'h':
+        } else if (c == 'h') {
             cg_usage();
             return EX_OK;
-        default:
+        } else if (rc == EX_RUN) {
             return ex_bad_option(c, optopt);
         }
         if (rc != 0)
             return rc;
     }
-    if (o->verify < 0)
-        o->verify = o->n <= 128;
-    if (ex_turns_check(&o->t) != EX_RUN)
+    if (o->run.verify < 0)
+        o->run.verify = o->n <= 128;
+    if (ex_turns_check(&o->run.t) != EX_RUN)
         return EX_USAGE;
     return ex_no_operands(argc, argv, optind);
 }
@@ -605,28 +574,17 @@ static int cg_report(const struct cg_options *o, int size, const int range[4], d
 
     printf("cg: n=%d procs=%d neighbours=%d-%d halo=%d-%d", o->n, size, range[0], range[1],
            range[2], range[3]);
-    ex_print_timing(&o->t, spent);
+    ex_print_timing(&o->run.t, spent);
     printf(" residual=%.6e solves=%d checksum=0x%016" PRIx64 "\n", residual, solves, hash);
-    ex_print_turn_lines(&o->t, spent);
+    ex_print_turn_lines(&o->run.t, spent);
     fflush(stdout);
     if (!isfinite(residual) || !(residual < 1.0 || solves > 0)) {
         fprintf(stderr, "cg: FAILED: relative residual %.6e is not below 1\n", residual);
         status = EX_FAILED;
     }
-    if (o->verify) {
-        uint64_t ref = cg_serial_checksum(o->n, o->t.iters * o->t.npicks);
-
-        if (ref != hash) {
-            fprintf(stderr, "cg: FAILED: checksum 0x%016" PRIx64 " differs from the serial "
-                    "run's 0x%016" PRIx64 "\n", hash, ref);
-            status = EX_FAILED;
-        }
-    }
-    if (o->have_expected && o->expected != hash) {
-        fprintf(stderr, "cg: FAILED: checksum 0x%016" PRIx64 " is not the expected 0x%016"
-                PRIx64 "\n", hash, o->expected);
+    if (ex_check_checksum(&o->run, hash, o->run.verify ?
+                          cg_serial_checksum(o->n, o->run.t.iters * o->run.t.npicks) : 0) != EX_OK)
         status = EX_FAILED;
-    }
     return status;
 }
 
@@ -655,9 +613,9 @@ int main(int argc, char **argv)
     }
 
     cg_setup(&s, o.n, size, rank, MPI_COMM_WORLD);
-    first = cg_mode_of(&o.t.picks[0]);
+    first = cg_mode_of(&o.run.t.picks[0]);
     cg_start(&s, first);
-    if (ex_run_turns(MPI_COMM_WORLD, &o.t, cg_step, &s, o.times, spent) != 0)
+    if (ex_run_turns(MPI_COMM_WORLD, &o.run.t, cg_step, &s, o.run.times, spent) != 0)
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     residual = cg_residual(&s, first);
 

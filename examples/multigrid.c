@@ -36,11 +36,7 @@ enum { MG_MAX_LEVELS = 16, MG_PRE = 2, MG_POST = 2 };
 
 struct mg_options {
     int n, levels;              /* levels 0: down to 8 cells per side (or fewer levels) */
-    struct ex_turns t;
-    int verify;                 /* -1: on when n <= 32 */
-    int have_expected;
-    uint64_t expected;
-    const char *times;
+    struct ex_run_options run;  /* verify: -1 until decided (on when n <= 32) */
 };
 
 struct mg_state {
@@ -62,19 +58,14 @@ static void mg_usage(void)
            "                 [-c HEX] [-t FILE] [-h]\n"
            "Multigrid V-cycles for the 3D Poisson equation on N^3 cells, P x Q x R processes\n"
            "(MPI_Dims_create).\n"
-           "  -n N       cells per side (default 64)\n"
-           "  -l LEVELS  grid levels, each with half the cells per side of the one above; N must\n"
-           "             be a multiple of 2^(LEVELS-1) (default: down to 8 cells per side)\n"
-           "  -i CYCLES  V-cycles of each mode (default 40)\n"
-           "  -m MODE    face exchange (default sendrecv):\n");
+           "  -n N      cells per side (default 64)\n"
+           "  -l LEVELS grid levels, each with half the cells per side of the one above; N\n"
+           "            must be a multiple of 2^(LEVELS-1) (default: down to 8 cells per side)\n"
+           "  -i CYCLES V-cycles of each mode (default 100)\n"
+           "  -m MODE   face exchange (default sendrecv):\n");
     ex_usage_modes(mg_names, summaries);
-    printf("  -V         also run the V-cycles serially on rank 0 and compare bit for bit\n"
-           "             (default: on when N <= 32)\n"
-           "  -c HEX     fail unless the checksum equals HEX\n"
-           "  -t FILE    write rank 0's wall time of every V-cycle to FILE (µs, one a line);\n"
-           "             with several modes a line per turn: the mode and its time per cycle\n"
-           "  -h         show this help\n"
-           "Every process needs at least one cell per dimension on the coarsest level.\n"
+    ex_usage_checks("run the V-cycles", "N <= 32");
+    printf("Every process needs at least one cell per dimension on the coarsest level.\n"
            "Fails when the relative residual |f - Au|/|f| is not finite or not below 1.\n");
 }
 
@@ -83,44 +74,22 @@ static int mg_parse(int argc, char **argv, struct mg_options *o)
     int c;
 
     *o = (struct mg_options) {
-        .n = 64, .verify = -1,
-        .t = { .names = mg_names, .picks = { { 0, 0 } }, .npicks = 1, .iters = 40,
-               .turn = 50 },
+        .n = 64,
+        .run = { .t = { .names = mg_names, .npicks = 1, .iters = 100, .turn = 50 },
+                 .verify = -1 },
     };
     opterr = 0;
     while ((c = getopt(argc, argv, ":n:l:i:m:b:Vc:t:h")) != -1) {
-        int rc = 0;
+        int rc = ex_run_option(c, optarg, &o->run);
 
-        switch (c) {
-        case 'n':
+        if (c == 'n') {
             rc = ex_parse_int(c, optarg, 1, 1 << 12, &o->n);
-            break;
-        case 'l':
+        } else if (c == 'l') {
             rc = ex_parse_int(c, optarg, 1, MG_MAX_LEVELS, &o->levels);
-            break;
-        case 'i':
-            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.iters);
-            break;
-        case 'm':
-            rc = ex_parse_modes(optarg, &o->t);
-            break;
-        case 'b':
-            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.turn);
-            break;
-        case 'V':
-            o->verify = 1;
-            break;
-        case 'c':
-            rc = ex_parse_hex64(c, optarg, &o->expected);
-            o->have_expected = 1;
-            break;
-        case 't':
-            o->times = optarg;
-            break;
-        case 'h':
+        } else if (c == 'h') {
             mg_usage();
             return EX_OK;
-        default:
+        } else if (rc == EX_RUN) {
             return ex_bad_option(c, optopt);
         }
         if (rc != 0)
@@ -137,9 +106,9 @@ static int mg_parse(int argc, char **argv, struct mg_options *o)
                  1 << (o->levels - 1), o->n);
         return EX_USAGE;
     }
-    if (o->verify < 0)
-        o->verify = o->n <= 32;
-    if (ex_turns_check(&o->t) != EX_RUN)
+    if (o->run.verify < 0)
+        o->run.verify = o->n <= 32;
+    if (ex_turns_check(&o->run.t) != EX_RUN)
         return EX_USAGE;
     return ex_no_operands(argc, argv, optind);
 }
@@ -529,28 +498,18 @@ static int mg_report(const struct mg_options *o, const int dims[3], struct mg_st
 
     printf("multigrid: n=%d levels=%d grid=%dx%dx%d", o->n, o->levels, dims[0], dims[1],
            dims[2]);
-    ex_print_timing(&o->t, spent);
+    ex_print_timing(&o->run.t, spent);
     printf(" residual=%.6e checksum=0x%016" PRIx64 "\n", residual, hash);
-    ex_print_turn_lines(&o->t, spent);
+    ex_print_turn_lines(&o->run.t, spent);
     fflush(stdout);
     if (!isfinite(residual) || !(residual < 1.0)) {
         fprintf(stderr, "multigrid: FAILED: relative residual %.6e is not below 1\n", residual);
         status = EX_FAILED;
     }
-    if (o->verify) {
-        uint64_t ref = mg_serial_checksum(o->n, o->levels, o->t.iters * o->t.npicks);
-
-        if (ref != hash) {
-            fprintf(stderr, "multigrid: FAILED: checksum 0x%016" PRIx64 " differs from the "
-                    "serial run's 0x%016" PRIx64 "\n", hash, ref);
-            status = EX_FAILED;
-        }
-    }
-    if (o->have_expected && o->expected != hash) {
-        fprintf(stderr, "multigrid: FAILED: checksum 0x%016" PRIx64 " is not the expected "
-                "0x%016" PRIx64 "\n", hash, o->expected);
+    if (ex_check_checksum(&o->run, hash, !o->run.verify ? 0 :
+                          mg_serial_checksum(o->n, o->levels, o->run.t.iters * o->run.t.npicks))
+        != EX_OK)
         status = EX_FAILED;
-    }
     return status;
 }
 
@@ -591,7 +550,7 @@ int main(int argc, char **argv)
     mg_levels_alloc(&s, o.n, o.levels, dims, coords);
     mg_init(&s.lv[0]);
 
-    if (ex_run_turns(cart, &o.t, mg_step, &s, o.times, spent) != 0)
+    if (ex_run_turns(cart, &o.run.t, mg_step, &s, o.run.times, spent) != 0)
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     if (rank == 0)
         mg_serial_setup(&all, o.n, 1);

@@ -1,7 +1,8 @@
 /*
  * Modes taking turns within one job, for the examples that run one computation with several
  * exchange variants (cg, multigrid): -m MODE[,MODE...] with the @pmpi suffix, turns of -b
- * iterations on the same data, each timed alone, and -t FILE.
+ * iterations on the same data, each timed alone, -t FILE, and the options and checks of a
+ * checksum (-V, -c) that go with them.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Header-only, like common.h.  A mode is an index into the example's table of names plus a
@@ -31,6 +32,74 @@ struct ex_turns {
     int iters;                  /* -i: iterations of every pick */
     int turn;                   /* -b: iterations per turn (set to iters with one pick) */
 };
+
+/* The options every such example takes: -i -m -b -V -c -t. */
+struct ex_run_options {
+    struct ex_turns t;
+    int verify;                 /* -V; -1 until decided */
+    int have_expected;          /* -c HEX */
+    uint64_t expected;
+    const char *times;          /* -t FILE */
+};
+
+static inline int ex_parse_modes(const char *arg, struct ex_turns *t);
+
+/* getopt()'s option c if it is one of -i -m -b -V -c -t: 0 (taken), EX_USAGE (bad value,
+ * after a message) or EX_RUN (not one of them). */
+static inline int ex_run_option(int c, const char *arg, struct ex_run_options *o)
+{
+    switch (c) {
+    case 'i':
+        return ex_parse_int(c, arg, 1, INT_MAX, &o->t.iters);
+    case 'm':
+        return ex_parse_modes(arg, &o->t);
+    case 'b':
+        return ex_parse_int(c, arg, 1, INT_MAX, &o->t.turn);
+    case 'V':
+        o->verify = 1;
+        return 0;
+    case 'c':
+        o->have_expected = 1;
+        return ex_parse_hex64(c, arg, &o->expected);
+    case 't':
+        o->times = arg;
+        return 0;
+    default:
+        return EX_RUN;
+    }
+}
+
+/* The usage lines of -V, -c, -t and -h; @what names the serial reference run. */
+static inline void ex_usage_checks(const char *what, const char *verify_default)
+{
+    printf("  -V        also %s serially on rank 0 and compare bit for bit\n"
+           "            (default: on when %s)\n"
+           "  -c HEX    fail unless the checksum equals HEX\n"
+           "  -t FILE   write rank 0's wall time of every iteration to FILE (µs, one a line);\n"
+           "            with several modes a line per turn: the mode and its time per\n"
+           "            iteration\n"
+           "  -h        show this help\n", what, verify_default);
+}
+
+/* Rank 0: compares the checksum with the serial run's (@ref, when -V) and with -c's; returns
+ * EX_OK or EX_FAILED after a message. */
+static inline int ex_check_checksum(const struct ex_run_options *o, uint64_t hash,
+                                    uint64_t ref)
+{
+    int status = EX_OK;
+
+    if (o->verify && ref != hash) {
+        fprintf(stderr, "%s: FAILED: checksum 0x%016" PRIx64 " differs from the serial run's "
+                "0x%016" PRIx64 "\n", ex_prog, hash, ref);
+        status = EX_FAILED;
+    }
+    if (o->have_expected && o->expected != hash) {
+        fprintf(stderr, "%s: FAILED: checksum 0x%016" PRIx64 " is not the expected 0x%016"
+                PRIx64 "\n", ex_prog, hash, o->expected);
+        status = EX_FAILED;
+    }
+    return status;
+}
 
 /* -m LIST into t->picks; 0, or EX_USAGE after a message naming the mode. */
 static inline int ex_parse_modes(const char *arg, struct ex_turns *t)
