@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Rank 0 prints one line, for example
- *   cg: n=256 procs=4 neighbours=1-3 halo=12-57 mode=send iters=500 avg_iter_us=812.3 residual=1.234567e-05 solves=0 checksum=0x0123456789abcdef
+ *   cg: n=512 procs=4 neighbours=1-2 halo=2368-4997 mode=send iters=400 avg_iter_us=812.3 residual=1.234567e-05 solves=1 checksum=0x0123456789abcdef
  * where neighbours and halo are the smallest and largest count of neighbours and of halo
  * entries over the ranks, residual is |b - Ax| / |b| for the final x, solves counts the
  * solves that converged (below), and checksum is the 64-bit
@@ -52,7 +52,6 @@ struct cg_state {
     double rho, rho0;
     int converged;              /* the last iteration ended a solve */
     int solves;                 /* solves that reached CG_TOL */
-    const struct cg_mode *serial;       /* NULL, or the mode of the serial reference */
 };
 
 static const char *const cg_names[] = { "send", "isend", "overlap", NULL };

@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Rank 0 prints one line, for example
- *   multigrid: n=64 levels=4 grid=2x2x1 mode=sendrecv iters=40 avg_iter_us=41234.5 residual=1.234567e-12 checksum=0x0123456789abcdef
+ *   multigrid: n=64 levels=4 grid=2x2x1 mode=sendrecv iters=100 avg_iter_us=41234.5 residual=1.234567e-12 checksum=0x0123456789abcdef
  * where an iteration is one V-cycle, residual is |f - Au| / |f| of the final u on the finest
  * grid, and checksum is the 64-bit FNV-1a of the finest u in global order (x fastest): the
  * same for every mode, process grid and process count.  With several modes a line per mode
@@ -43,7 +43,6 @@ struct mg_state {
     struct mg_level lv[MG_MAX_LEVELS];
     int nlevels;
     struct mg_comm c;
-    const struct mg_mode *serial;   /* not NULL: the serial reference's "exchange" */
 };
 
 static const char *const mg_names[] = { "sendrecv", "isend", NULL };
