@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Rank 0 prints one line, for example
- *   cg: n=512 procs=4 neighbours=1-2 halo=2368-4997 mode=send iters=400 avg_iter_us=812.3 residual=1.234567e-05 solves=1 checksum=0x0123456789abcdef
+ *   cg: n=512 procs=4 neighbours=1-2 halo=2368-4997 mode=send iters=1000 avg_iter_us=812.3 residual=1.234567e-05 solves=1 checksum=0x0123456789abcdef
  * where neighbours and halo are the smallest and largest count of neighbours and of halo
  * entries over the ranks, residual is |b - Ax| / |b| for the final x, solves counts the
  * solves that converged (below), and checksum is the 64-bit
@@ -69,7 +69,7 @@ static void cg_usage(void)
            "Conjugate gradients for a sparse SPD matrix of N*N rows (a grid Laplacian with\n"
            "shortcut edges), rows in irregular blocks, so ranks have different neighbours.\n"
            "  -n N      grid side: N*N unknowns (default 512)\n"
-           "  -i ITERS  CG iterations of each mode (default 400)\n"
+           "  -i ITERS  CG iterations of each mode (default 1000)\n"
            "  -m MODE   halo exchange before each product (default send):\n");
     ex_usage_modes(cg_names, summaries);
     ex_usage_checks("run CG", "N <= 128");
@@ -83,7 +83,7 @@ static int cg_parse(int argc, char **argv, struct cg_options *o)
 
     *o = (struct cg_options) {
         .n = 512,
-        .run = { .t = { .names = cg_names, .npicks = 1, .iters = 400, .turn = 50 },
+        .run = { .t = { .names = cg_names, .npicks = 1, .iters = 1000, .turn = 50 },
                  .verify = -1 },
     };
     opterr = 0;

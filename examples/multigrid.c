@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Rank 0 prints one line, for example
- *   multigrid: n=64 levels=4 grid=2x2x1 mode=sendrecv iters=100 avg_iter_us=41234.5 residual=1.234567e-12 checksum=0x0123456789abcdef
+ *   multigrid: n=64 levels=4 grid=2x2x1 mode=sendrecv iters=300 avg_iter_us=41234.5 residual=1.234567e-12 checksum=0x0123456789abcdef
  * where an iteration is one V-cycle, residual is |f - Au| / |f| of the final u on the finest
  * grid, and checksum is the 64-bit FNV-1a of the finest u in global order (x fastest): the
  * same for every mode, process grid and process count.  With several modes a line per mode
@@ -60,7 +60,7 @@ static void mg_usage(void)
            "  -n N      cells per side (default 64)\n"
            "  -l LEVELS grid levels, each with half the cells per side of the one above; N\n"
            "            must be a multiple of 2^(LEVELS-1) (default: down to 8 cells per side)\n"
-           "  -i CYCLES V-cycles of each mode (default 100)\n"
+           "  -i CYCLES V-cycles of each mode (default 300)\n"
            "  -m MODE   face exchange (default sendrecv):\n");
     ex_usage_modes(mg_names, summaries);
     ex_usage_checks("run the V-cycles", "N <= 32");
@@ -74,7 +74,7 @@ static int mg_parse(int argc, char **argv, struct mg_options *o)
 
     *o = (struct mg_options) {
         .n = 64,
-        .run = { .t = { .names = mg_names, .npicks = 1, .iters = 100, .turn = 50 },
+        .run = { .t = { .names = mg_names, .npicks = 1, .iters = 300, .turn = 50 },
                  .verify = -1 },
     };
     opterr = 0;
