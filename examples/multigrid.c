@@ -343,7 +343,7 @@ static void mg_prolong(const struct mg_level *C, struct mg_level *F)
     for (int k = 1; k <= F->n[2]; k++)
         for (int j = 1; j <= F->n[1]; j++)
             for (int i = 1; i <= F->n[0]; i++) {
-                size_t a = MG_AT(C, (i + 1) / 2, (j + 1) / 2, (k + 1) / 2);
+                ptrdiff_t a = (ptrdiff_t) MG_AT(C, (i + 1) / 2, (j + 1) / 2, (k + 1) / 2);
                 ptrdiff_t dx = i % 2 ? -1 : 1;
                 ptrdiff_t dy = (j % 2 ? -1 : 1) * (ptrdiff_t) C->stride[1];
                 ptrdiff_t dz = (k % 2 ? -1 : 1) * (ptrdiff_t) C->stride[2];
