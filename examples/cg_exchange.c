@@ -11,26 +11,15 @@
  *            messages travel, wait, multiply the others
  *
  * Every variant reduces the dot products with MPI_Allreduce.  cg_exchange_pmpi.c compiles this
- * file a second time with CG_PMPI defined: the same code then calls PMPI_*, which autoopt does
- * not intercept, and its table is cg_modes_pmpi (cg -m send@pmpi).
+ * file a second time with EX_PMPI defined (pmpi.h): the same code then calls PMPI_*, which
+ * autoopt does not intercept, and its table is cg_modes_pmpi (cg -m send@pmpi).
  */
 #include <stddef.h>
 
 #include "cg.h"
 
-#ifdef CG_PMPI
-#undef MPI_Irecv
-#undef MPI_Isend
-#undef MPI_Send
-#undef MPI_Wait
-#undef MPI_Waitall
-#undef MPI_Allreduce
-#define MPI_Irecv PMPI_Irecv
-#define MPI_Isend PMPI_Isend
-#define MPI_Send PMPI_Send
-#define MPI_Wait PMPI_Wait
-#define MPI_Waitall PMPI_Waitall
-#define MPI_Allreduce PMPI_Allreduce
+#include "pmpi.h"
+#ifdef EX_PMPI
 #define cg_modes cg_modes_pmpi
 #endif
 

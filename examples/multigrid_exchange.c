@@ -8,20 +8,13 @@
  *
  * The dimensions go one after the other in both (the y faces carry the x halo, the z faces
  * both), so edges and corners arrive too.  multigrid_exchange_pmpi.c compiles this file a
- * second time with MG_PMPI defined: the same code then calls PMPI_*, which autoopt does not
- * intercept, and its table is mg_modes_pmpi (multigrid -m sendrecv@pmpi).
+ * second time with EX_PMPI defined (pmpi.h): the same code then calls PMPI_*, which autoopt
+ * does not intercept, and its table is mg_modes_pmpi (multigrid -m sendrecv@pmpi).
  */
 #include "multigrid.h"
 
-#ifdef MG_PMPI
-#undef MPI_Sendrecv
-#undef MPI_Irecv
-#undef MPI_Isend
-#undef MPI_Waitall
-#define MPI_Sendrecv PMPI_Sendrecv
-#define MPI_Irecv PMPI_Irecv
-#define MPI_Isend PMPI_Isend
-#define MPI_Waitall PMPI_Waitall
+#include "pmpi.h"
+#ifdef EX_PMPI
 #define mg_modes mg_modes_pmpi
 #endif
 

@@ -3,5 +3,5 @@
  * (multigrid -m MODE@pmpi), which a tool that intercepts MPI_* does not see.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define MG_PMPI 1
+#define EX_PMPI 1
 #include "multigrid_exchange.c"
