@@ -11,24 +11,16 @@
  *   overlap   sweep the outermost ring of the block, start the isend exchange, sweep the inside
  *             while the messages travel, then wait
  *
- * sor_exchange_pmpi.c compiles this file a second time with SOR_PMPI defined: the same code
- * then calls MPI's profiling entry points (PMPI_Sendrecv, ...), which a tool such as autoopt
- * does not intercept, and its table is sor_modes_pmpi (sor -m isend@pmpi).  In MPICH
- * MPI_Isend is a weak alias of PMPI_Isend, so that is native MPI even with autoopt loaded.
+ * sor_exchange_pmpi.c compiles this file a second time with EX_PMPI defined (pmpi.h): the same
+ * code then calls MPI's profiling entry points (PMPI_Sendrecv, ...), which a tool such as
+ * autoopt does not intercept, and its table is sor_modes_pmpi (sor -m isend@pmpi).
  */
 #include <stddef.h>
 
 #include "sor.h"
 
-#ifdef SOR_PMPI
-#undef MPI_Sendrecv
-#undef MPI_Irecv
-#undef MPI_Isend
-#undef MPI_Waitall
-#define MPI_Sendrecv PMPI_Sendrecv
-#define MPI_Irecv PMPI_Irecv
-#define MPI_Isend PMPI_Isend
-#define MPI_Waitall PMPI_Waitall
+#include "pmpi.h"
+#ifdef EX_PMPI
 #define sor_modes sor_modes_pmpi
 #endif
 

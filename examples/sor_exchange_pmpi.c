@@ -6,5 +6,5 @@
  * see PMPI_* calls, so one sor job can run the same exchange through the tool and, in turns,
  * through plain MPI, and compare the two on the same ranks at the same moment (-m with a list).
  */
-#define SOR_PMPI 1
+#define EX_PMPI 1
 #include "sor_exchange.c"

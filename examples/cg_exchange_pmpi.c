@@ -1,0 +1,7 @@
+/*
+ * cg: the halo exchanges and the reduction through MPI's profiling entry points
+ * (cg -m MODE@pmpi), which a tool that intercepts MPI_* does not see.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define EX_PMPI 1
+#include "cg_exchange.c"
