@@ -26,6 +26,9 @@ enum aot_coll_kind {
  * guard-free chain mode, which trusts the program not to touch a chain's buffers mid-chain. */
 enum { AOT_CHAINS_OFF = 0, AOT_CHAINS_SAFE = 1, AOT_CHAINS_UNGUARDED = 2 };
 
+/* AUTOOPT_CALIB: measure a guard's and a copy's cost (the default), do not, or take figures. */
+enum { AOT_CALIB_MEASURE = 0, AOT_CALIB_OFF = 1, AOT_CALIB_GIVEN = 2 };
+
 struct aot_config {
     int disable;             /* AUTOOPT_DISABLE: pure pass-through */
     int verbose;             /* AUTOOPT_VERBOSE 0..3 */
@@ -43,6 +46,8 @@ struct aot_config {
     int chain_max_breaks;    /* AUTOOPT_CHAIN_MAX_BREAKS */
     int site_depth;          /* AUTOOPT_SITE_DEPTH frames */
     const char *trace_dir;   /* AUTOOPT_TRACE directory, NULL off */
+    int calib;               /* AUTOOPT_CALIB: AOT_CALIB_MEASURE (default), _OFF or _GIVEN */
+    double calib_guard_ns, calib_page_ns, calib_copy_ns;   /*   the figures given */
     /* collectives */
     int collectives;         /* AUTOOPT_COLLECTIVES 0/1 */
     int reproducible;        /* AUTOOPT_REPRODUCIBLE 0/1 */
