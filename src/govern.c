@@ -401,7 +401,7 @@ static void aot_gov_settled(struct aot_gov *g, double ns)
 
 int aot_gov_period(struct aot_gov *g, uint64_t ns)
 {
-    double t = (double) ns, est;
+    double t = ns ? (double) ns : 1, est;   /* a level of 0 would divide by zero */
     int k = g->cur, scored = 0;
 
     g->periods++;

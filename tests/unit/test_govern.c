@@ -185,6 +185,20 @@ START_TEST(constant_periods_exact)
     ck_assert_uint_eq(aot_gov_scored(&g, 0), 8);
     ck_assert_uint_eq(aot_gov_scored(&g, 1), 4);
     ck_assert(aot_gov_loss_ns(&g) == 0);
+    ck_assert_int_eq(aot_gov_choice(&g), 1);
+    /* the chosen mode becomes impossible: native at once, and for good */
+    aot_gov_exclude(&g, 1);
+    ck_assert_int_eq(aot_gov_mode(&g), 0);
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    for (int t = 0; t < 5000; t++)
+        ck_assert_int_eq(aot_gov_period(&g, (uint64_t) md.base[0]), 0);
+    /* zero periods (a coarse clock) neither crash nor choose */
+    aot_gov_init(&g, &p);
+    for (int t = 0; t < 1000; t++)
+        aot_gov_period(&g, 0);
+    ck_assert(aot_gov_decided(&g));
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    ck_assert(isfinite(aot_gov_median_ns(&g, 1)));
 }
 END_TEST
 
