@@ -22,7 +22,8 @@
  * (at most max_rechecks), with windows doubled each time (up to AOT_GOV_MAX_WINDOW) so a mode
  * that is faster only after a warm-up is found later; a decided mode whose periods rise to
  * native's measured level triggers a re-exploration at once.
- * Cost: the extra time of candidate periods over native's level counts as exploration loss.
+ * Cost: the extra time of candidate periods over native's lowest window level of the
+ * exploration counts as exploration loss.
  * It may not exceed budget x (time governed so far) + allowance x (native period): a window
  * is cut short once it would (and a candidate whose first scored period is far above native's
  * spread is cut at once), and a candidate starts only if the budget left covers the worst
