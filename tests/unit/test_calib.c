@@ -2,8 +2,10 @@
  * test_calib.c: self-calibration (src/calib.c) and its setting, AUTOOPT_CALIB (src/config.c).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * The figures depend on the machine: the tests check that they are there, positive and finite,
- * measured once, within the repetition cap; what they were is printed, not judged.
+ * Each test runs in its own process (CK_FORK=yes, set by govern.cmake): measuring is once per
+ * process.  The figures depend on the machine: the tests check that they are there, positive
+ * and finite, measured once, within the repetition cap; what they were is printed, not judged
+ * (timing decides no test).
  */
 #include <check.h>
 #include <math.h>
