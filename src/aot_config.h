@@ -29,6 +29,9 @@ enum { AOT_CHAINS_OFF = 0, AOT_CHAINS_SAFE = 1, AOT_CHAINS_UNGUARDED = 2 };
  * benefit governor choose per chain and site (docs/govern.md); the others force one mode. */
 enum { AOT_P2P_AUTO = 0, AOT_P2P_NATIVE, AOT_P2P_COPY, AOT_P2P_GUARDED, AOT_P2P_NMODES };
 
+/* AUTOOPT_CALIB: measure a guard's and a copy's cost (the default), do not, or take figures. */
+enum { AOT_CALIB_MEASURE = 0, AOT_CALIB_OFF = 1, AOT_CALIB_GIVEN = 2 };
+
 struct aot_config {
     int disable;             /* AUTOOPT_DISABLE: pure pass-through */
     int verbose;             /* AUTOOPT_VERBOSE 0..3 */
@@ -47,6 +50,8 @@ struct aot_config {
     int p2p_mode;            /* AUTOOPT_P2P_MODE: AOT_P2P_AUTO (default) or a forced mode */
     int site_depth;          /* AUTOOPT_SITE_DEPTH frames */
     const char *trace_dir;   /* AUTOOPT_TRACE directory, NULL off */
+    int calib;               /* AUTOOPT_CALIB: AOT_CALIB_MEASURE (default), _OFF or _GIVEN */
+    double calib_guard_ns, calib_page_ns, calib_copy_ns;   /*   the figures given */
     /* collectives */
     int collectives;         /* AUTOOPT_COLLECTIVES 0/1 */
     int reproducible;        /* AUTOOPT_REPRODUCIBLE 0/1 */

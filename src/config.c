@@ -51,6 +51,9 @@ const struct aot_config_var aot_config_vars[] = {
      AOT_AGREE_VALUE},
     {"AUTOOPT_TRACE", "directory", "(off)", "write one trace per rank into this directory",
      AOT_AGREE_ON},
+    {"AUTOOPT_CALIB", "1|0|guard=ns[,page=ns][,copy=ns]", "1",
+     "measure what a guard and a copy cost here (1), do not (0), or take these figures",
+     AOT_AGREE_NONE},
     {"AUTOOPT_COLLECTIVES", "0|1", "1", "route collectives through autoopt's algorithms",
      AOT_AGREE_VALUE},
     {"AUTOOPT_REPRODUCIBLE", "0|1", "0", "only reductions with a fixed order of operations",
@@ -150,6 +153,47 @@ static const char *aot_parse_string(struct aot_parser *p, const char *name)
     return aot_get(p, name);
 }
 
+/* AUTOOPT_CALIB: 1, 0, or guard=ns[,page=ns][,copy=ns] (non-negative numbers, guard first). */
+static void aot_parse_calib(struct aot_parser *p, struct aot_config *cfg)
+{
+    static const char *const keys[] = {"guard=", "page=", "copy="};
+    double *vals[] = {&cfg->calib_guard_ns, &cfg->calib_page_ns, &cfg->calib_copy_ns};
+    const char *v = aot_get(p, "AUTOOPT_CALIB"), *s = v;
+    int key = 0;
+
+    cfg->calib = AOT_CALIB_MEASURE;
+    if (!v || strcmp(v, "1") == 0)
+        return;
+    if (strcmp(v, "0") == 0) {
+        cfg->calib = AOT_CALIB_OFF;
+        return;
+    }
+    for (;;) {
+        char *end;
+        double x;
+        while (key < 3 && strncmp(s, keys[key], strlen(keys[key])) != 0)
+            key++;
+        if (key == 3 || (s == v && key != 0))
+            break;              /* an unknown key, one out of order, or no guard= first */
+        s += strlen(keys[key]);
+        errno = 0;
+        x = strtod(s, &end);
+        if (errno || end == s || !(x >= 0 && x < 1e12))
+            break;
+        *vals[key++] = x;
+        if (*end == '\0') {
+            cfg->calib = AOT_CALIB_GIVEN;
+            return;
+        }
+        if (*end != ',')
+            break;
+        s = end + 1;
+    }
+    cfg->calib_guard_ns = cfg->calib_page_ns = cfg->calib_copy_ns = 0;
+    aot_fail(p, "AUTOOPT_CALIB", v,
+             "1, 0 or guard=ns[,page=ns][,copy=ns] (the figures in ns, in this order)");
+}
+
 int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
                      char *err, size_t errlen)
 {
@@ -205,6 +249,7 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     }
     aot_parse_int(&p, "AUTOOPT_SITE_DEPTH", &cfg->site_depth, 1, 1, 16);
     cfg->trace_dir = aot_parse_string(&p, "AUTOOPT_TRACE");
+    aot_parse_calib(&p, cfg);
 
     aot_parse_int(&p, "AUTOOPT_COLLECTIVES", &cfg->collectives, 1, 0, 1);
     aot_parse_int(&p, "AUTOOPT_REPRODUCIBLE", &cfg->reproducible, 0, 0, 1);

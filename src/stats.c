@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "aot.h"
+#include "aot_calib.h"
 
 uint64_t aot_calls[AOT_FN_COUNT];
 uint64_t aot_optimized[AOT_FN_COUNT];
@@ -98,7 +99,30 @@ struct aot_stats_sum {
     uint64_t passed[AOT_FN_COUNT][AOT_PASS_NREASONS];
     uint64_t named[AOT_MAX_NAMED];
     double time_sum[AOT_FN_COUNT], time_max[AOT_FN_COUNT];
+    /* calibration (aot_calib.h): the ranks that have figures, the figures summed and their
+     * maxima: guard, per page, copy per KiB, the measurement's cost */
+    double calib_ranks, calib_sum[4], calib_max[4];
 };
+
+/* The calibration figures of the ranks that have them, reduced to rank 0. */
+static void aot_stats_calib(struct aot_stats_sum *s)
+{
+    double mine[5] = {0}, sum[5], max[4];
+    if (aot_calib.measured) {
+        mine[0] = 1;
+        mine[1] = aot_calib.guard_ns;
+        mine[2] = aot_calib.guard_page_ns;
+        mine[3] = aot_calib.copy_ns_per_kib;
+        mine[4] = aot_calib.cost_ns;
+    }
+    PMPI_Reduce(mine, sum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(mine + 1, max, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    s->calib_ranks = sum[0];
+    for (int i = 0; i < 4; i++) {
+        s->calib_sum[i] = sum[i + 1];
+        s->calib_max[i] = max[i];
+    }
+}
 
 /* Sections other parts add to the report (aot_stats_section). */
 #define AOT_MAX_SECTIONS 4
@@ -149,6 +173,20 @@ static void aot_stats_print(const struct aot_stats_sum *s, FILE *f)
         if (s->named[i])
             fprintf(f, "    %-20s %-28s %12llu\n", aot_named_keys[i].group, aot_named_keys[i].name,
                     (unsigned long long) s->named[i]);
+    if (s->calib_ranks > 0) {
+        double n = s->calib_ranks;
+        fprintf(f, "  calibration (%s on %.0f of %d ranks; mean, max over them):\n",
+                aot_calib.measured == 2 ? "given by AUTOOPT_CALIB" : "measured", n,
+                aot_world_size);
+        fprintf(f, "    guard (protect, unprotect, touch) %10.1f us %10.1f us\n",
+                s->calib_sum[0] / n * 1e-3, s->calib_max[0] * 1e-3);
+        fprintf(f, "    guard, each further page          %10.2f us %10.2f us\n",
+                s->calib_sum[1] / n * 1e-3, s->calib_max[1] * 1e-3);
+        fprintf(f, "    copy per KiB                      %10.3f us %10.3f us\n",
+                s->calib_sum[2] / n * 1e-3, s->calib_max[2] * 1e-3);
+        fprintf(f, "    measuring took                    %10.0f us %10.0f us\n",
+                s->calib_sum[3] / n * 1e-3, s->calib_max[3] * 1e-3);
+    }
     for (int i = 0; i < aot_nsections; i++)
         aot_sections[i].text(f);
 }
@@ -206,6 +244,17 @@ static void aot_stats_json(const struct aot_stats_sum *s, FILE *f)
         first = 0;
     }
     fprintf(f, "\n  }");
+    if (s->calib_ranks > 0) {
+        double n = s->calib_ranks;
+        fprintf(f, ",\n  \"calibration\": {\"source\": \"%s\", \"ranks\": %.0f, "
+                   "\"guard_ns_mean\": %.1f, \"guard_ns_max\": %.1f, "
+                   "\"guard_page_ns_mean\": %.1f, \"guard_page_ns_max\": %.1f, "
+                   "\"copy_ns_per_kib_mean\": %.2f, \"copy_ns_per_kib_max\": %.2f, "
+                   "\"cost_ns_mean\": %.0f, \"cost_ns_max\": %.0f}",
+                aot_calib.measured == 2 ? "given" : "measured", n, s->calib_sum[0] / n,
+                s->calib_max[0], s->calib_sum[1] / n, s->calib_max[1], s->calib_sum[2] / n,
+                s->calib_max[2], s->calib_sum[3] / n, s->calib_max[3]);
+    }
     for (int i = 0; i < aot_nsections; i++) {
         fprintf(f, ",\n  ");
         aot_json_string(f, aot_sections[i].key);
@@ -236,6 +285,7 @@ void aot_stats_report(void)
     PMPI_Reduce(aot_named, sum.named, AOT_MAX_NAMED, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     PMPI_Reduce(aot_time, sum.time_sum, AOT_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     PMPI_Reduce(aot_time, sum.time_max, AOT_FN_COUNT, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    aot_stats_calib(&sum);
     (void) nnamed;
     if (aot_world_rank != 0)
         return;

@@ -1,0 +1,154 @@
+/*
+ * aot_govern.h: the benefit governor -- whether an optimization of one chain or call site pays
+ * in the program's own loop, decided from the measured period between its occurrences.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Pure (govern.c): no MPI, no system calls, no clock, no allocation; the caller times the
+ * periods and feeds them.  One struct aot_gov per site, embedded by the caller.  Decisions are
+ * local to a rank: running a site natively or converted never changes which message matches
+ * which receive, so no rank needs to know another's choice.
+ *
+ * The algorithm (docs/govern.md).  Mode 0 is native, modes 1.. are candidates.  An
+ * exploration runs windows in turns, native between every two candidate windows
+ * (N C1 N C2 N ...); the first `warmup` periods of a window after a switch are not scored, the
+ * next `window` are.  A candidate window is scored against the native windows on both sides of
+ * it (their mean cancels a linear drift): its ratio is the interquartile mean of its periods
+ * over the mean of the two native ones (a window's level: the mean of its faster half, as
+ * interruptions only add time), with a standard error from the spreads (median absolute
+ * deviations) of all three windows.  A candidate wins when ratio + 2 SE < 1 - margin, loses when
+ * ratio - 2 SE > 1 - margin; in between it gets another window, at most AOT_GOV_MAX_TRIES, and
+ * then loses as "not clearly faster".  The winner with the lowest ratio runs the site; without
+ * one the site runs natively.  Re-explorations follow after recheck_after, 2x, 4x, ... periods
+ * (at most max_rechecks), with windows doubled each time (up to AOT_GOV_MAX_WINDOW) so a mode
+ * that is faster only after a warm-up is found later; a decided mode whose periods rise to
+ * native's measured level triggers a re-exploration at once.
+ * Cost: the extra time of candidate periods over native's lowest window level of the
+ * exploration counts as exploration loss.
+ * It may not exceed budget x (time governed so far) + allowance x (native period): a window
+ * is cut short once it would (and a candidate whose first scored period is far above native's
+ * spread is cut at once), and a candidate starts only if the budget left covers the worst
+ * typical period of its latest window (for one never tried: the allowance and twice the worst
+ * mode's), or its prior.  The loss of a
+ * whole run is thus at most budget x run + allowance + one period of a mode never tried.
+ */
+#ifndef AOT_GOVERN_H_INCLUDED
+#define AOT_GOVERN_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AOT_GOV_MAX_MODES 4          /* mode 0 is always native */
+#define AOT_GOV_MAX_WINDOW 64        /* scored periods per window, at most (windows double) */
+#define AOT_GOV_MAX_TRIES 4          /* windows of one candidate in one exploration */
+#define AOT_GOV_MAX_WARMUP 8         /* warm-up periods per window, at most */
+
+struct aot_gov_params {
+    int nmodes;            /* candidates including native, 1..AOT_GOV_MAX_MODES */
+    int window;            /* scored periods per window at the first exploration (e.g. 4) */
+    int warmup;            /* periods discarded at the start of each window after a switch (e.g. 1) */
+    double budget;         /* exploration may cost at most this fraction of the governed time so far (e.g. 0.01) */
+    double margin;         /* a mode is kept only if it beats native by this fraction beyond the noise (e.g. 0.02) */
+    int max_rechecks;      /* re-explorations after a decision (cap, e.g. 6) */
+    uint64_t recheck_after;/* periods in the decided mode before the first re-check; doubles after each (e.g. 256) */
+    double allowance;      /* start allowance: loss allowed before any budget accrued, in native periods (e.g. 2) */
+};
+
+/* What the latest exploration found out about a candidate. */
+enum aot_gov_verdict {
+    AOT_GOV_UNTRIED = 0,   /* not measured yet */
+    AOT_GOV_EXCLUDED,      /* aot_gov_exclude: cannot run here */
+    AOT_GOV_WON,           /* faster than native beyond the noise and the margin */
+    AOT_GOV_LOST,          /* measured, not faster beyond the noise and the margin */
+    AOT_GOV_CUT,           /* window cut short: clearly slower, or over the budget */
+    AOT_GOV_SKIPPED,       /* its prior cost exceeds native's period */
+    AOT_GOV_WAITING        /* the budget left does not cover a period of it yet */
+};
+
+struct aot_gov_mode {
+    int verdict;           /* enum aot_gov_verdict */
+    int todo;              /* needs a window in this exploration */
+    int tries;             /* windows in this exploration */
+    int unclear;           /* lost because AOT_GOV_MAX_TRIES windows did not decide */
+    int ran;               /* has run at least one period */
+    double prior_ns;       /* aot_gov_prior (< 0: none) */
+    double rsum, r2sum, se2sum;   /* this exploration: window ratios, their squares, SE^2 */
+    double psum;           /* this exploration: window statistics (interquartile means), ns */
+    double ratio;          /* latest estimate of period / native period */
+    double period_ns;      /* latest typical period (candidate: mean of its window statistics) */
+    double loss_last;      /* typical loss per period in its latest window, ns */
+    double cut_ratio;      /* the period that cut its window, over native's level */
+    uint64_t scored;       /* periods scored, over all explorations */
+    uint64_t round_scored; /* periods scored in the latest exploration that measured it */
+};
+
+struct aot_gov {
+    struct aot_gov_params p;
+    struct aot_gov_mode m[AOT_GOV_MAX_MODES];
+    int exploring;         /* 1 while an exploration runs */
+    int cur;               /* the mode of the occurrence running now */
+    int chosen;            /* the decision (valid once an exploration ended) */
+    int win;               /* scored periods per window in this exploration */
+    int rechecks;          /* scheduled re-explorations started */
+    int triggers;          /* re-explorations triggered by a decided mode that slowed */
+    int trigger_round;     /* the running exploration is a triggered one */
+    int order[AOT_GOV_MAX_MODES];  /* the candidates in this exploration's order */
+    int norder;
+    int cursor;            /* the position in order of the latest candidate */
+    /* The window being measured: its mode, periods seen (warm-up included), scored samples. */
+    int wmode, wseen, wn, wnwarm;
+    double wbuf[AOT_GOV_MAX_WINDOW];
+    double wwarm[AOT_GOV_MAX_WARMUP];  /* its warm-up periods */
+    double wloss;          /* its loss counted period by period */
+    /* The latest native window (level: interquartile mean; spread: relative; max period). */
+    int nat_valid, nat_n;
+    double nat_level, nat_spread, nat_max;
+    double nat_low;        /* the lowest native level of this exploration: losses count from it */
+    double spread2;        /* the relative spreads of all windows (of 2 periods or more), */
+    int nspread;           /*   squared and summed, and their count */
+    double nat_sum;        /* this exploration: sum of native window levels ... */
+    int nat_windows;       /* ... and their count */
+    /* A candidate window waiting for the native window after it. */
+    int pend;              /* its mode, 0: none */
+    int pend_n, pend_nb;
+    double pend_level, pend_spread, pend_nlevel, pend_nspread;
+    /* The decided phase. */
+    uint64_t since;        /* periods since the decision */
+    double ref_level;      /* native's level when the decision was taken */
+    /* Totals. */
+    uint64_t periods;
+    double total_ns;       /* time governed */
+    double loss_ns;        /* exploration loss */
+};
+
+void aot_gov_params_default(struct aot_gov_params *p);
+void aot_gov_init(struct aot_gov *g, const struct aot_gov_params *p);
+/* The caller knows a mode cannot be run for this site (e.g. guarded impossible): never chosen. */
+void aot_gov_exclude(struct aot_gov *g, int mode);
+/* Optional: a prior estimate of a mode's extra cost per period in ns over native (e.g. the
+ * calibrated cost of its mprotect calls).  A mode whose prior exceeds the native period
+ * measured is not explored (the reason says so); otherwise the prior is the loss its first
+ * period is expected to cost (the budget must cover it before the mode starts). */
+void aot_gov_prior(struct aot_gov *g, int mode, double extra_ns);
+/* The mode to run the next occurrence in. */
+int aot_gov_mode(const struct aot_gov *g);
+/* One period: ns from the start of the previous occurrence to the start of this one; the
+ * previous occurrence ran in the mode aot_gov_mode returned before it.  Returns the mode for
+ * the occurrence starting now. */
+int aot_gov_period(struct aot_gov *g, uint64_t ns);
+/* Whether the governor has settled (not exploring now). */
+int aot_gov_decided(const struct aot_gov *g);
+/* The mode the latest finished exploration chose (native before the first one ends): what the
+ * site runs outside explorations. */
+int aot_gov_choice(const struct aot_gov *g);
+/* The typical period of a mode in its latest exploration (the mean of its windows'
+ * interquartile means; 0: not measured), the periods scored over all explorations, and a
+ * one-line reason for the statistics ("copied 1.18x slower than native (8 periods); ...");
+ * names[mode] are the mode names.  aot_gov_reason returns what snprintf would. */
+double aot_gov_median_ns(const struct aot_gov *g, int mode);
+uint64_t aot_gov_scored(const struct aot_gov *g, int mode);
+int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf, size_t len);
+/* The exploration loss and the governed time so far, ns (for tests and statistics). */
+double aot_gov_loss_ns(const struct aot_gov *g);
+double aot_gov_total_ns(const struct aot_gov *g);
+
+#endif /* AOT_GOVERN_H_INCLUDED */

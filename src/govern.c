@@ -1,0 +1,571 @@
+/*
+ * govern.c: the benefit governor (aot_govern.h, docs/govern.md): windows of candidate modes
+ * in turns with native, robust per-window statistics, a cost budget, re-checks.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Pure: no MPI, no system calls, no clock, no allocation.  Everything lives in the caller's
+ * struct aot_gov.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aot_govern.h"
+
+/* A relative spread below this is timer resolution, not knowledge. */
+#define AOT_GOV_MIN_SPREAD 0.005
+/* The relative spread a site is assumed to have before its windows show it. */
+#define AOT_GOV_PRIOR_SPREAD 0.05
+/* Standard errors between a verdict and the threshold. */
+#define AOT_GOV_Z 2.0
+
+void aot_gov_params_default(struct aot_gov_params *p)
+{
+    p->nmodes = 1;
+    p->window = 4;
+    p->warmup = 1;
+    p->budget = 0.01;
+    p->margin = 0.02;
+    p->max_rechecks = 6;
+    p->recheck_after = 256;
+    p->allowance = 2.0;
+}
+
+static void aot_gov_sort(double *x, int n)
+{
+    for (int i = 1; i < n; i++) {
+        double v = x[i];
+        int j = i;
+        for (; j > 0 && x[j - 1] > v; j--)
+            x[j] = x[j - 1];
+        x[j] = v;
+    }
+}
+
+/* The level of a window: the mean of its faster half (from 8 periods on without the fastest
+ * eighth), as online tuning's "best half plus one": interruptions only ever add time, so the
+ * slow tail is the noise.  And its spread, from the same periods (so that interruptions do
+ * not count unless they are most of the window): their mean absolute deviation from the level,
+ * relative to the level, scaled to a standard deviation for normal noise (the factors below:
+ * that deviation's mean for unit normal noise, by simulation).  Sorts x. */
+static double aot_gov_stat(double *x, int n, double *spread)
+{
+    static const double unit[9] = {1, 1, 1, 0.424, 0.368, 0.451, 0.415, 0.461, 0.272};
+    double sum = 0, level;
+    int lo = n / 8, hi = (n + 1) / 2;
+
+    aot_gov_sort(x, n);
+    for (int i = lo; i < hi; i++)
+        sum += x[i];
+    level = sum / (hi - lo);
+    sum = 0;
+    for (int i = lo; i < hi; i++)
+        sum += fabs(x[i] - level);
+    *spread = hi - lo > 1 && level > 0 ? sum / (hi - lo) / (n <= 8 ? unit[n] : 0.28) / level : 0;
+    if (*spread < AOT_GOV_MIN_SPREAD)
+        *spread = AOT_GOV_MIN_SPREAD;
+    return level;
+}
+
+/* The site's relative spread, pooled over its windows, starting from AOT_GOV_PRIOR_SPREAD as
+ * if two windows had shown it: the first windows' spreads, from two periods each, can be near
+ * zero by chance and would make the first verdicts overconfident. */
+static double aot_gov_spread(const struct aot_gov *g)
+{
+    double prior = AOT_GOV_PRIOR_SPREAD * AOT_GOV_PRIOR_SPREAD;
+    return sqrt((2 * prior + g->spread2) / (2 + g->nspread));
+}
+
+static void aot_gov_open(struct aot_gov *g, int mode)
+{
+    g->wseen = mode == g->cur && g->periods ? g->p.warmup : 0;
+    g->wmode = mode;
+    g->wn = 0;
+    g->wnwarm = 0;
+    g->wloss = 0;
+    g->cur = mode;
+}
+
+/* The order of the candidates in an exploration: the current winner first (to confirm it),
+ * then those never measured, then the losers by their ratio, those cut short last; in index
+ * order at the first exploration. */
+static double aot_gov_rank(const struct aot_gov_mode *m)
+{
+    switch (m->verdict) {
+    case AOT_GOV_WON: return m->ratio;
+    case AOT_GOV_LOST: return 20 + m->ratio;
+    case AOT_GOV_CUT: return 40 + m->cut_ratio;
+    default: return 10;
+    }
+}
+
+static void aot_gov_start(struct aot_gov *g, int win)
+{
+    int any = 0;
+
+    g->norder = 0;
+    for (int k = 1; k < g->p.nmodes; k++) {
+        int i = g->norder++;
+        for (; i > 0 && aot_gov_rank(&g->m[g->order[i - 1]]) > aot_gov_rank(&g->m[k]); i--)
+            g->order[i] = g->order[i - 1];
+        g->order[i] = k;
+    }
+    g->win = win < AOT_GOV_MAX_WINDOW ? win : AOT_GOV_MAX_WINDOW;
+    for (int k = 1; k < g->p.nmodes; k++) {
+        struct aot_gov_mode *m = &g->m[k];
+        m->todo = m->verdict != AOT_GOV_EXCLUDED;
+        m->tries = 0;
+        m->rsum = m->r2sum = m->se2sum = m->psum = 0;
+        any |= m->todo;
+    }
+    g->nat_sum = 0;
+    g->nat_windows = 0;
+    g->pend = 0;
+    g->cursor = 0;
+    g->exploring = any;
+    if (any)
+        aot_gov_open(g, 0);
+}
+
+void aot_gov_init(struct aot_gov *g, const struct aot_gov_params *p)
+{
+    memset(g, 0, sizeof(*g));
+    g->p = *p;
+    if (g->p.nmodes < 1)
+        g->p.nmodes = 1;
+    if (g->p.nmodes > AOT_GOV_MAX_MODES)
+        g->p.nmodes = AOT_GOV_MAX_MODES;
+    if (g->p.window < 1)
+        g->p.window = 1;
+    if (g->p.window > AOT_GOV_MAX_WINDOW)
+        g->p.window = AOT_GOV_MAX_WINDOW;
+    if (g->p.warmup < 0)
+        g->p.warmup = 0;
+    if (g->p.warmup > AOT_GOV_MAX_WARMUP)
+        g->p.warmup = AOT_GOV_MAX_WARMUP;
+    for (int k = 0; k < AOT_GOV_MAX_MODES; k++)
+        g->m[k].prior_ns = -1;
+    aot_gov_start(g, g->p.window);
+}
+
+/* What a candidate must be able to lose before it may start: a period like its latest
+ * window's typical one, at least a tenth of native's period; for one never run (nothing bounds
+ * its cost yet), the whole allowance and twice the typical loss of the worst mode seen; its
+ * prior. */
+static double aot_gov_need(const struct aot_gov *g, int k)
+{
+    double need = 0.1 * g->nat_level;
+
+    if (g->m[k].ran) {
+        need = fmax(need, g->m[k].loss_last);
+    } else {
+        double worst = 0;
+        for (int j = 1; j < g->p.nmodes; j++)
+            worst = fmax(worst, g->m[j].loss_last);
+        need = g->p.allowance * g->nat_level + 2 * worst;
+    }
+    return fmax(need, g->m[k].prior_ns);
+}
+
+static double aot_gov_allowed(const struct aot_gov *g)
+{
+    return g->p.budget * g->total_ns + g->p.allowance * g->nat_level;
+}
+
+/* The next candidate of this exploration: the latest one again until it has a verdict, then
+ * the others in their order; 0 when none is left. */
+static int aot_gov_next(struct aot_gov *g)
+{
+    int nc = g->p.nmodes - 1;
+
+    for (int j = 0; j < nc; j++) {
+        int k = g->order[(g->cursor + j) % nc];
+        struct aot_gov_mode *m = &g->m[k];
+        if (!m->todo)
+            continue;
+        if (m->prior_ns > g->nat_level) {
+            m->verdict = AOT_GOV_SKIPPED;
+            m->todo = 0;
+            continue;
+        }
+        if (aot_gov_allowed(g) - g->loss_ns < aot_gov_need(g, k)) {
+            /* a candidate between two verdicts keeps its provisional one, a candidate
+             * measured before keeps its verdict */
+            if (m->verdict == AOT_GOV_UNTRIED)
+                m->verdict = AOT_GOV_WAITING;
+            m->todo = 0;
+            continue;
+        }
+        g->cursor = (g->cursor + j) % nc;
+        return k;
+    }
+    return 0;
+}
+
+static void aot_gov_finish(struct aot_gov *g)
+{
+    int best = 0, ran = 0;
+
+    for (int k = 1; k < g->p.nmodes; k++) {
+        if (g->m[k].verdict == AOT_GOV_WON && (!best || g->m[k].ratio < g->m[best].ratio))
+            best = k;
+        ran |= g->m[k].verdict != AOT_GOV_WAITING && g->m[k].verdict != AOT_GOV_SKIPPED &&
+               g->m[k].verdict != AOT_GOV_EXCLUDED;
+    }
+    /* a re-check in which the budget let no candidate run does not count */
+    if (!ran && g->rechecks > 0 && !g->trigger_round)
+        g->rechecks--;
+    g->exploring = 0;
+    g->chosen = best;
+    g->since = 0;
+    g->ref_level = g->nat_level;
+    if (g->nat_windows)
+        g->m[0].period_ns = g->nat_sum / g->nat_windows;
+    aot_gov_open(g, best);
+}
+
+/* A candidate's window scored against the native windows before (b) and after (a) it. */
+static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
+{
+    struct aot_gov_mode *m = &g->m[k];
+    double level = 0.5 * (la + g->pend_nlevel), r = g->pend_level / level;
+    double sn = aot_gov_spread(g), sc = fmax(sn, g->pend_spread) * r;
+    double ratio, se, thr = 1 - g->p.margin;
+
+    /* The noise of a window's level: the site's spread pooled over all its windows (four
+     * periods say little about it), a candidate's own if larger.  1.36: the variance of the
+     * level (the faster half's mean) over a mean's, for normal noise. */
+    m->se2sum += 1.36 * (sc * sc / g->pend_n + sn * sn / (na + g->pend_nb));
+    m->rsum += r;
+    m->r2sum += r * r;
+    m->psum += g->pend_level;
+    m->tries++;
+    ratio = m->rsum / m->tries;
+    se = sqrt(m->se2sum) / m->tries;
+    if (m->tries > 1) {
+        /* the scatter of the window ratios, shrunk towards the spread's estimate (weight 2)
+         * as two or three windows say little */
+        double var = fmax(m->r2sum - m->tries * ratio * ratio, 0) / m->tries;
+        se = sqrt((2 * se * se + var) / (m->tries + 1));
+    }
+    m->ratio = ratio;
+    m->period_ns = m->psum / m->tries;
+    m->unclear = 0;
+    if (ratio + AOT_GOV_Z * se < thr) {
+        m->verdict = AOT_GOV_WON;
+        m->todo = 0;
+    } else if (ratio - AOT_GOV_Z * se > thr) {
+        m->verdict = AOT_GOV_LOST;
+        m->todo = 0;
+    } else {
+        m->verdict = AOT_GOV_LOST;
+        m->unclear = 1;
+        m->todo = m->tries < AOT_GOV_MAX_TRIES;
+    }
+}
+
+/* The typical loss per period of the candidate window so far: its lower median period (an
+ * interruption in it is not the candidate's cost) over native's level, at least 0. */
+static double aot_gov_window_loss(const struct aot_gov *g)
+{
+    double x[AOT_GOV_MAX_WARMUP + AOT_GOV_MAX_WINDOW];
+    int n = 0;
+
+    for (int i = 0; i < g->wnwarm; i++)
+        x[n++] = g->wwarm[i];
+    for (int i = 0; i < g->wn; i++)
+        x[n++] = g->wbuf[i];
+    if (!n)
+        return 0;
+    aot_gov_sort(x, n);
+    return fmax(x[(n - 1) / 2] - g->nat_low, 0);
+}
+
+/* A candidate window ends: its loss, counted period by period while it ran, is replaced by
+ * its typical loss times its periods, and kept as what its next window must be able to pay. */
+static void aot_gov_settle(struct aot_gov *g)
+{
+    double est = aot_gov_window_loss(g);
+
+    g->loss_ns += est * (g->wnwarm + g->wn) - g->wloss;
+    g->wloss = 0;
+    g->m[g->wmode].loss_last = est;
+}
+
+/* Ends the candidate window now: clearly slower, or over the budget. */
+static void aot_gov_cut(struct aot_gov *g, double ns)
+{
+    struct aot_gov_mode *m = &g->m[g->wmode];
+
+    aot_gov_settle(g);
+    /* a candidate between two verdicts keeps its provisional one: not clearly faster */
+    if (!m->tries)
+        m->verdict = AOT_GOV_CUT;
+    m->cut_ratio = g->nat_level > 0 ? ns / g->nat_level : 0;
+    m->todo = 0;
+    m->scored += (uint64_t) g->wn;
+    if (!m->tries)
+        m->round_scored = (uint64_t) g->wn;
+    g->pend = 0;
+    aot_gov_open(g, 0);
+}
+
+static void aot_gov_close(struct aot_gov *g)
+{
+    double spread, nmax = g->wbuf[0];
+    int n = g->wn, k = g->wmode;
+
+    for (int i = 1; i < n; i++)
+        nmax = fmax(nmax, g->wbuf[i]);
+    double level = aot_gov_stat(g->wbuf, n, &spread);
+
+    if (n > 1) {
+        g->spread2 += spread * spread;
+        g->nspread++;
+    }
+
+    if (k == 0) {
+        if (g->pend)
+            aot_gov_judge(g, g->pend, level, n);
+        g->pend = 0;
+        g->nat_valid = 1;
+        g->nat_level = level;
+        g->nat_low = g->nat_windows ? fmin(g->nat_low, level) : level;
+        g->nat_spread = spread;
+        g->nat_n = n;
+        g->nat_max = nmax;
+        g->nat_sum += level;
+        g->nat_windows++;
+        g->m[0].scored += (uint64_t) n;
+        g->m[0].round_scored = (uint64_t) g->nat_windows * (uint64_t) n;
+        k = aot_gov_next(g);
+        if (k)
+            aot_gov_open(g, k);
+        else
+            aot_gov_finish(g);
+        return;
+    }
+    aot_gov_settle(g);
+    if (!g->m[k].tries)
+        g->m[k].round_scored = 0;
+    g->m[k].scored += (uint64_t) n;
+    g->m[k].round_scored += (uint64_t) n;
+    g->pend = k;
+    g->pend_level = level;
+    g->pend_spread = spread;
+    g->pend_n = n;
+    g->pend_nlevel = g->nat_level;
+    g->pend_nspread = g->nat_spread;
+    g->pend_nb = g->nat_n;
+    aot_gov_open(g, 0);
+}
+
+/* The first scored periods (two, so that one interruption does not decide) far above
+ * everything native showed: no need to see more. */
+static int aot_gov_clearly_worse(const struct aot_gov *g)
+{
+    double far = g->p.margin + fmax(1.0, 6 * aot_gov_spread(g)), t = g->wbuf[0];
+
+    if (g->wn > 1)
+        t = fmin(t, g->wbuf[1]);
+    return t > g->nat_level * (1 + far) && t > 1.1 * g->nat_max;
+}
+
+static void aot_gov_settled(struct aot_gov *g, double ns)
+{
+    g->since++;
+    if (g->chosen) {
+        /* the chosen mode, watched in blocks: back to exploring when it lost its advantage */
+        if (++g->wseen > g->p.warmup)
+            g->wbuf[g->wn++] = ns;
+        if (g->wn == g->win) {
+            double spread, level = aot_gov_stat(g->wbuf, g->wn, &spread);
+            g->wn = 0;
+            double noise = AOT_GOV_Z * 1.25 * spread / sqrt(g->win);
+            if (level > g->ref_level * (1 - 0.5 * g->p.margin) &&
+                level > g->m[g->chosen].period_ns * (1 + noise)) {
+                g->triggers++;
+                aot_gov_start(g, g->win);
+                g->trigger_round = 1;
+                return;
+            }
+        }
+    }
+    if (g->rechecks < g->p.max_rechecks && g->rechecks < 62 &&
+        g->since >= g->p.recheck_after << g->rechecks) {
+        g->rechecks++;
+        aot_gov_start(g, g->p.window << (g->rechecks < 8 ? g->rechecks : 8));
+        g->trigger_round = 0;
+    }
+}
+
+int aot_gov_period(struct aot_gov *g, uint64_t ns)
+{
+    double t = ns ? (double) ns : 1, est;   /* a level of 0 would divide by zero */
+    int k = g->cur, scored = 0;
+
+    g->periods++;
+    g->total_ns += t;
+    if (!g->exploring) {
+        aot_gov_settled(g, t);
+        return g->cur;
+    }
+    if (k) {
+        double loss = fmax(t - g->nat_low, 0);
+        g->m[k].ran = 1;
+        g->wloss += loss;
+        g->loss_ns += loss;
+    }
+    if (++g->wseen <= g->p.warmup) {
+        g->wwarm[g->wnwarm++] = t;
+    } else {
+        g->wbuf[g->wn++] = t;
+        scored = 1;
+    }
+    if (k) {
+        /* the budget left would not cover another period like this window's typical one, and
+         * that one is slower than native */
+        est = aot_gov_window_loss(g);
+        if (est > g->p.margin * g->nat_level && aot_gov_allowed(g) - g->loss_ns < est) {
+            aot_gov_cut(g, t);
+            return g->cur;
+        }
+        if (scored && g->wn == (g->win < 2 ? g->win : 2) && aot_gov_clearly_worse(g)) {
+            aot_gov_cut(g, t);
+            return g->cur;
+        }
+    }
+    if (g->wn == g->win)
+        aot_gov_close(g);
+    return g->cur;
+}
+
+void aot_gov_exclude(struct aot_gov *g, int mode)
+{
+    if (mode < 1 || mode >= g->p.nmodes)
+        return;
+    g->m[mode].verdict = AOT_GOV_EXCLUDED;
+    g->m[mode].todo = 0;
+    if (g->exploring && g->pend == mode)
+        g->pend = 0;
+    if (g->exploring && g->cur == mode) {
+        aot_gov_open(g, 0);
+    } else if (!g->exploring && g->chosen == mode) {
+        g->chosen = 0;
+        aot_gov_open(g, 0);
+    }
+}
+
+void aot_gov_prior(struct aot_gov *g, int mode, double extra_ns)
+{
+    if (mode >= 1 && mode < g->p.nmodes)
+        g->m[mode].prior_ns = extra_ns;
+}
+
+int aot_gov_mode(const struct aot_gov *g)
+{
+    return g->cur;
+}
+
+int aot_gov_decided(const struct aot_gov *g)
+{
+    return !g->exploring;
+}
+
+int aot_gov_choice(const struct aot_gov *g)
+{
+    return g->chosen;
+}
+
+double aot_gov_median_ns(const struct aot_gov *g, int mode)
+{
+    return mode >= 0 && mode < g->p.nmodes ? g->m[mode].period_ns : 0;
+}
+
+uint64_t aot_gov_scored(const struct aot_gov *g, int mode)
+{
+    return mode >= 0 && mode < g->p.nmodes ? g->m[mode].scored : 0;
+}
+
+double aot_gov_loss_ns(const struct aot_gov *g)
+{
+    return g->loss_ns;
+}
+
+double aot_gov_total_ns(const struct aot_gov *g)
+{
+    return g->total_ns;
+}
+
+/* "180 us", "2.5 us", "12.3 ms" */
+static void aot_gov_time(char *buf, size_t len, double ns)
+{
+    if (ns >= 1e7)
+        snprintf(buf, len, "%.1f ms", ns * 1e-6);
+    else if (ns >= 1e4)
+        snprintf(buf, len, "%.0f us", ns * 1e-3);
+    else
+        snprintf(buf, len, "%.1f us", ns * 1e-3);
+}
+
+int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf, size_t len)
+{
+    size_t n = 0;
+    int total = 0;
+
+#define AOT_GOV_PUT(...)                                                                  \
+    do {                                                                                  \
+        int w_ = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, __VA_ARGS__);  \
+        if (w_ > 0) {                                                                     \
+            n += (size_t) w_;                                                             \
+            total += w_;                                                                  \
+        }                                                                                 \
+    } while (0)
+
+    if (len)
+        buf[0] = '\0';
+    if (g->exploring)
+        AOT_GOV_PUT("exploring: ");
+    else if (g->p.nmodes == 1)
+        AOT_GOV_PUT("no candidate modes");
+    for (int k = 1; k < g->p.nmodes; k++) {
+        const struct aot_gov_mode *m = &g->m[k];
+        char a[32], b[32];
+        if (k > 1)
+            AOT_GOV_PUT("; ");
+        switch (m->verdict) {
+        case AOT_GOV_UNTRIED:
+            AOT_GOV_PUT("%s not tried yet", names[k]);
+            break;
+        case AOT_GOV_EXCLUDED:
+            AOT_GOV_PUT("%s not possible here", names[k]);
+            break;
+        case AOT_GOV_WON:
+        case AOT_GOV_LOST:
+            if (m->ratio >= 1)
+                AOT_GOV_PUT("%s %.2fx slower than native (%llu periods)", names[k], m->ratio,
+                            (unsigned long long) m->round_scored);
+            else
+                AOT_GOV_PUT("%s %.2fx native (%llu periods%s)", names[k], m->ratio,
+                            (unsigned long long) m->round_scored,
+                            m->unclear ? ", not clearly faster" : "");
+            break;
+        case AOT_GOV_CUT:
+            AOT_GOV_PUT("%s cut short at %.1fx native", names[k], m->cut_ratio);
+            break;
+        case AOT_GOV_SKIPPED:
+            aot_gov_time(a, sizeof(a), m->prior_ns);
+            aot_gov_time(b, sizeof(b), g->nat_level);
+            AOT_GOV_PUT("%s not tried: its calibrated cost %s exceeds the %s period", names[k],
+                        a, b);
+            break;
+        default:
+            AOT_GOV_PUT("%s not tried yet: waits for exploration budget", names[k]);
+            break;
+        }
+    }
+#undef AOT_GOV_PUT
+    if (len && n >= len)
+        buf[len - 1] = '\0';
+    return total;
+}

@@ -1,0 +1,428 @@
+/*
+ * test_govern.c: the benefit governor (src/govern.c) driving a simulated program whose period
+ * depends on the mode the governor picked.  Each stream is run with 20 seeds; every seed must
+ * give the right decision, and exploring must stay within its cost.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aot_govern.h"
+
+#ifndef NSEEDS
+#define NSEEDS 20
+#endif
+#define US 1000.0             /* periods are in ns; the streams are written in us */
+
+/* A simulated program: the mean period of each mode, and what disturbs it. */
+struct model {
+    int nmodes;
+    double base[AOT_GOV_MAX_MODES];   /* mean period of each mode, ns */
+    double noise;                     /* relative standard deviation (normal) */
+    double drift;                     /* every mode slows by this fraction per period */
+    double bi_p, bi_x;                /* with probability bi_p a period is bi_x times longer */
+    int warm_mode, warm_len;          /* warm_mode is warm_x slower for its first warm_len */
+    double warm_x;                    /*   periods after each switch to it */
+    int change_mode;                  /* from period change_at on, change_mode's mean is */
+    uint64_t change_at;               /*   change_to */
+    double change_to;
+};
+
+struct run {
+    int chosen;                       /* aot_gov_choice at the end */
+    int decided;                      /* an exploration ended at some point */
+    int ever[AOT_GOV_MAX_MODES];      /* periods run in each mode */
+    double cost;                      /* exploring periods' extra expected time over native */
+    double total;                     /* expected time of the run */
+    struct aot_gov g;
+};
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+    /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double) ((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double normal(void)
+{
+    double u = uniform(), v = uniform();
+    return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* The expected period of mode k at period t, streak periods after the switch to it. */
+static double mean_period(const struct model *md, int k, uint64_t t, int streak)
+{
+    double p = md->base[k];
+
+    if (md->change_at && k == md->change_mode && t >= md->change_at)
+        p = md->change_to;
+    p *= 1 + md->drift * (double) t;
+    if (k == md->warm_mode && md->warm_len && streak < md->warm_len)
+        p *= md->warm_x;
+    return p;
+}
+
+static double mixture(const struct model *md)
+{
+    return 1 + md->bi_p * (md->bi_x - 1);
+}
+
+static double sample_period(const struct model *md, int k, uint64_t t, int streak)
+{
+    double p = mean_period(md, k, t, streak);
+
+    if (md->bi_p > 0 && uniform() < md->bi_p)
+        p *= md->bi_x;
+    p *= 1 + md->noise * normal();
+    return p > 1 ? p : 1;
+}
+
+/* Runs the governor for n periods.  setup (may be NULL) adds exclusions and priors. */
+static void simulate(const struct model *md, uint64_t seed, uint64_t n, struct run *r,
+                     void (*setup)(struct aot_gov *g))
+{
+    struct aot_gov_params p;
+    int mode, streak = 0, prev = 0;
+
+    memset(r, 0, sizeof(*r));
+    rng_state = 0x9e3779b97f4a7c15ULL ^ (seed * 0xbf58476d1ce4e5b9ULL);
+    if (!rng_state)
+        rng_state = 1;
+    aot_gov_params_default(&p);
+    p.nmodes = md->nmodes;
+    aot_gov_init(&r->g, &p);
+    if (setup)
+        setup(&r->g);
+    mode = aot_gov_mode(&r->g);
+    for (uint64_t t = 0; t < n; t++) {
+        int exploring = !aot_gov_decided(&r->g);
+        double mean, native;
+
+        streak = mode == prev ? streak + 1 : 0;
+        prev = mode;
+        mean = mean_period(md, mode, t, streak) * mixture(md);
+        native = mean_period(md, 0, t, 0) * mixture(md);
+        r->total += mean;
+        if (exploring && mean > native)
+            r->cost += mean - native;
+        r->ever[mode]++;
+        if (getenv("GOV_TRACE"))
+            fputc('0' + mode, stderr);
+        mode = aot_gov_period(&r->g, (uint64_t) sample_period(md, mode, t, streak));
+        ck_assert_int_eq(mode, aot_gov_mode(&r->g));
+        ck_assert(mode >= 0 && mode < md->nmodes);
+        r->decided |= aot_gov_decided(&r->g);
+    }
+    r->chosen = aot_gov_choice(&r->g);
+    if (getenv("GOV_TRACE"))
+        fprintf(stderr, "\n");
+}
+
+static void print_reason(const char *what, uint64_t seed, const struct run *r)
+{
+    static const char *const names[] = {"native", "copied", "early", "guarded"};
+    char buf[512];
+    aot_gov_reason(&r->g, names, buf, sizeof(buf));
+    fprintf(stderr, "%s seed %llu: mode %d%s, cost %.2f%%: %s\n", what,
+            (unsigned long long) seed, r->chosen, r->decided ? "" : " (never decided)",
+            100 * r->cost / r->total, buf);
+}
+
+/* Every seed: decided on `want` after n periods, and the exploration cost within limit. */
+static void expect(const char *what, const struct model *md, uint64_t n, int want,
+                   double max_cost, void (*setup)(struct aot_gov *g))
+{
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        static struct run r;
+        simulate(md, seed, n, &r, setup);
+        if (r.chosen != want || !r.decided || r.cost > max_cost * r.total)
+            print_reason(what, seed, &r);
+        ck_assert_msg(r.decided, "%s, seed %llu: never decided", what,
+                      (unsigned long long) seed);
+        ck_assert_msg(r.chosen == want, "%s, seed %llu: chose mode %d, want %d", what,
+                      (unsigned long long) seed, r.chosen, want);
+        ck_assert_msg(r.cost <= max_cost * r.total, "%s, seed %llu: exploring cost %.2f%%", what,
+                      (unsigned long long) seed, 100 * r.cost / r.total);
+    }
+}
+
+static struct model two(double native, double mode1, double noise)
+{
+    struct model md = {.nmodes = 2, .base = {native * US, mode1 * US}, .noise = noise};
+    return md;
+}
+
+START_TEST(constant_periods_exact)
+{
+    /* No noise: native's window (1 warm-up + 4), mode 1's window, native's window, decided. */
+    static const int want[] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0};
+    struct model md = two(100, 50, 0);
+    struct aot_gov_params p;
+    struct aot_gov g;
+    int mode;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 2;
+    aot_gov_init(&g, &p);
+    mode = aot_gov_mode(&g);
+    for (int t = 0; t < 15; t++) {
+        ck_assert_int_eq(mode, want[t]);
+        ck_assert(!aot_gov_decided(&g));
+        mode = aot_gov_period(&g, (uint64_t) md.base[mode]);
+    }
+    ck_assert(aot_gov_decided(&g));
+    ck_assert_int_eq(mode, 1);
+    ck_assert(fabs(aot_gov_median_ns(&g, 0) - 100 * US) < 1);
+    ck_assert(fabs(aot_gov_median_ns(&g, 1) - 50 * US) < 1);
+    ck_assert_uint_eq(aot_gov_scored(&g, 0), 8);
+    ck_assert_uint_eq(aot_gov_scored(&g, 1), 4);
+    ck_assert(aot_gov_loss_ns(&g) == 0);
+    ck_assert_int_eq(aot_gov_choice(&g), 1);
+    /* the chosen mode becomes impossible: native at once, and for good */
+    aot_gov_exclude(&g, 1);
+    ck_assert_int_eq(aot_gov_mode(&g), 0);
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    for (int t = 0; t < 5000; t++)
+        ck_assert_int_eq(aot_gov_period(&g, (uint64_t) md.base[0]), 0);
+    /* zero periods (a coarse clock) neither crash nor choose */
+    aot_gov_init(&g, &p);
+    for (int t = 0; t < 1000; t++)
+        aot_gov_period(&g, 0);
+    ck_assert(aot_gov_decided(&g));
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    ck_assert(isfinite(aot_gov_median_ns(&g, 1)));
+}
+END_TEST
+
+START_TEST(noisy_better)
+{
+    struct model md = two(100, 80, 0.1);
+    expect("noisy 80 vs 100", &md, 300, 1, 0.02, NULL);
+    expect("noisy 80 vs 100, long", &md, 5000, 1, 0.02, NULL);
+}
+END_TEST
+
+START_TEST(noisy_worse)
+{
+    struct model md = two(100, 120, 0.1);
+    expect("noisy 120 vs 100", &md, 300, 0, 0.02, NULL);
+    expect("noisy 120 vs 100, long", &md, 5000, 0, 0.02, NULL);
+}
+END_TEST
+
+START_TEST(close_call_stays_native)
+{
+    /* 1 % faster is inside the 2 % margin: not worth a mode */
+    struct model md = two(100, 99, 0.05);
+    expect("99 vs 100", &md, 3000, 0, 0.02, NULL);
+}
+END_TEST
+
+START_TEST(drifting)
+{
+    /* everything slows down linearly, to twice the period after 2000 periods */
+    struct model md = two(100, 80, 0.05);
+    md.drift = 0.0005;
+    expect("drift, 0.8x", &md, 3000, 1, 0.02, NULL);
+    md.base[1] = 110 * US;
+    expect("drift, 1.1x", &md, 3000, 0, 0.02, NULL);
+}
+END_TEST
+
+/* A stream in which a fraction p of the periods take x times as long (another rank's slow
+ * phase, a daemon): a candidate of mean period `good` must win, one of `bad` lose. */
+static void slow_periods(const char *what, double p, double x, double good, double bad)
+{
+    struct model md = two(100, good, 0.03);
+    char name[96];
+
+    md.bi_p = p;
+    md.bi_x = x;
+    snprintf(name, sizeof(name), "%s, %.2fx", what, good / 100);
+    expect(name, &md, 3000, 1, 0.02, NULL);
+    md.base[1] = bad * US;
+    snprintf(name, sizeof(name), "%s, %.2fx", what, bad / 100);
+    expect(name, &md, 3000, 0, 0.02, NULL);
+}
+
+START_TEST(bimodal)
+{
+    /* 30 % of the periods 1.8 times as long */
+    slow_periods("bimodal", 0.3, 1.8, 80, 115);
+}
+END_TEST
+
+START_TEST(outliers)
+{
+    /* 5 % of the periods 10 times as long: a mean would follow them, the statistics must not */
+    slow_periods("outliers", 0.05, 10, 85, 105);
+}
+END_TEST
+
+START_TEST(faster_after_warmup)
+{
+    /* mode 1 takes 1.6x for its first 6 periods after each switch, then 0.7x: the first,
+     * short windows see it slow; a later, longer re-exploration finds it */
+    struct model md = two(100, 70, 0.05);
+    md.warm_mode = 1;
+    md.warm_len = 6;
+    md.warm_x = 160.0 / 70;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        static struct run r;
+        simulate(&md, seed, 150, &r, NULL);
+        ck_assert_msg(r.decided && r.chosen == 0, "warm-up, seed %llu: mode %d after 150",
+                      (unsigned long long) seed, r.chosen);
+    }
+    expect("warm-up, 6 periods at 1.6x then 0.7x", &md, 6000, 1, 0.02, NULL);
+}
+END_TEST
+
+START_TEST(worse_later)
+{
+    /* mode 1 is 0.8x until period 2000, 1.3x from then on */
+    struct model md = two(100, 80, 0.05);
+    md.change_mode = 1;
+    md.change_at = 2000;
+    md.change_to = 130 * US;
+    expect("worse later, before", &md, 1990, 1, 0.02, NULL);
+    expect("worse later, after", &md, 2300, 0, 0.02, NULL);
+    expect("worse later, long after", &md, 10000, 0, 0.02, NULL);
+}
+END_TEST
+
+START_TEST(three_candidates)
+{
+    struct model md = {.nmodes = 4, .base = {100 * US, 110 * US, 85 * US, 150 * US},
+                       .noise = 0.08};
+    expect("three candidates, one winner", &md, 400, 2, 0.02, NULL);
+    expect("three candidates, one winner, long", &md, 5000, 2, 0.02, NULL);
+    md.base[1] = 70 * US;
+    expect("three candidates, two winners", &md, 5000, 1, 0.02, NULL);
+}
+END_TEST
+
+/* Every seed: mode 1 never runs, native is chosen, and the reason says why. */
+static void never_runs(const struct model *md, void (*setup)(struct aot_gov *g),
+                       const char *const *names, const char *why)
+{
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        static struct run r;
+        char buf[256];
+        simulate(md, seed, 3000, &r, setup);
+        ck_assert_int_eq(r.ever[1], 0);
+        ck_assert_int_eq(r.chosen, 0);
+        aot_gov_reason(&r.g, names, buf, sizeof(buf));
+        ck_assert_msg(strstr(buf, why) != NULL, "%s", buf);
+    }
+}
+
+static void exclude_1(struct aot_gov *g)
+{
+    aot_gov_exclude(g, 1);
+}
+
+START_TEST(excluded_never_chosen)
+{
+    static const char *const names[] = {"native", "copied", "early"};
+    struct model md = {.nmodes = 3, .base = {100 * US, 50 * US, 120 * US}, .noise = 0.05};
+    never_runs(&md, exclude_1, names, "copied not possible here");
+}
+END_TEST
+
+static void prior_3x(struct aot_gov *g)
+{
+    aot_gov_prior(g, 1, 250 * US);
+}
+
+START_TEST(prior_rules_out)
+{
+    /* mode 1 is 3.5x native; its calibrated cost (250 us) says so before it runs */
+    static const char *const names[] = {"native", "guarded"};
+    struct model md = two(100, 350, 0.05);
+    never_runs(&md, prior_3x, names, "guarded not tried: its calibrated cost 250 us exceeds the ");
+    expect("prior 250 us, 3.5x", &md, 3000, 0, 0, prior_3x);
+}
+END_TEST
+
+static void prior_10x_first(struct aot_gov *g)
+{
+    aot_gov_prior(g, 1, 900 * US);
+}
+
+START_TEST(exploring_is_cheap)
+{
+    /* native best, candidates 1.2x, 3x and 10x slower: 300 periods pay at most 2 % */
+    struct model md = {.nmodes = 4, .base = {100 * US, 120 * US, 300 * US, 1000 * US},
+                       .noise = 0.05};
+    expect("1.2x, 3x, 10x, 300 periods", &md, 300, 0, 0.02, NULL);
+    expect("1.2x, 3x, 10x, 1000 periods", &md, 1000, 0, 0.02, NULL);
+    expect("1.2x, 3x, 10x, 20000 periods", &md, 20000, 0, 0.015, NULL);
+    md.noise = 0.15;
+    expect("1.2x, 3x, 10x, 300 periods, noisy", &md, 300, 0, 0.02, NULL);
+    /* the 10x mode listed first, with the prior calibration gives it */
+    md.noise = 0.05;
+    md.base[1] = 1000 * US;
+    md.base[3] = 120 * US;
+    expect("10x (prior), 3x, 1.2x, 300 periods", &md, 300, 0, 0.02, prior_10x_first);
+}
+END_TEST
+
+START_TEST(reason_text)
+{
+    static const char *const names[] = {"native", "copied"};
+    struct model md = two(100, 120, 0.02);
+    static struct run r;
+    char buf[256];
+
+    simulate(&md, 1, 100, &r, NULL);
+    aot_gov_reason(&r.g, names, buf, sizeof(buf));
+    ck_assert_msg(strncmp(buf, "copied 1.", 9) == 0 && strstr(buf, "x slower than native (4 periods)"),
+                  "%s", buf);
+    ck_assert(aot_gov_median_ns(&r.g, 1) > 110 * US && aot_gov_median_ns(&r.g, 1) < 130 * US);
+    /* truncated, still terminated, and the length it wanted */
+    ck_assert_int_eq(aot_gov_reason(&r.g, names, buf, 8), (int) strlen("copied 1.20x slower than native (4 periods)"));
+    ck_assert_int_eq((int) strlen(buf), 7);
+}
+END_TEST
+
+static Suite *govern_suite(void)
+{
+    Suite *s = suite_create("govern");
+    TCase *tc = tcase_create("streams");
+
+    tcase_add_test(tc, constant_periods_exact);
+    tcase_add_test(tc, noisy_better);
+    tcase_add_test(tc, noisy_worse);
+    tcase_add_test(tc, close_call_stays_native);
+    tcase_add_test(tc, drifting);
+    tcase_add_test(tc, bimodal);
+    tcase_add_test(tc, outliers);
+    tcase_add_test(tc, faster_after_warmup);
+    tcase_add_test(tc, worse_later);
+    tcase_add_test(tc, three_candidates);
+    tcase_add_test(tc, excluded_never_chosen);
+    tcase_add_test(tc, prior_rules_out);
+    tcase_add_test(tc, exploring_is_cheap);
+    tcase_add_test(tc, reason_text);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(govern_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
