@@ -503,6 +503,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
     struct aot_gov_params p;
     struct aot_ch_run *r = aot_mem_zalloc(sizeof(*r));
     int copies = 0, guards = 0;
+    size_t pages = 1;
 
     if (!r)
         return NULL;
@@ -514,8 +515,15 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         if (!m)
             continue;
         copies += m->copy_ok;
-        if (i < c->n - 1)
+        if (i < c->n - 1) {
+            /* what paging guards for a member: each side's pages (the prior counts the
+             * largest for each) */
+            size_t sp = (size_t) (m->shi - m->slo + 4095) / 4096 + 1;
+            size_t rp = (size_t) (m->rhi - m->rlo + 4095) / 4096 + 1;
             guards += (m->shi > m->slo) + (m->rhi > m->rlo);
+            pages = sp > pages ? sp : pages;
+            pages = rp > pages ? rp : pages;
+        }
     }
     if (!copies)
         aot_gov_exclude(&r->gov, AOT_CHM_COPY);
@@ -525,7 +533,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         aot_gov_exclude(&r->gov, AOT_CHM_GUARDED);
     aot_calib_measure();
     if (aot_calib.measured)
-        aot_gov_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib.guard_ns);
+        aot_gov_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib_guard_cost(pages));
     r->mode = aot_gov_mode(&r->gov);
     c->run = r;
     return r;
@@ -692,7 +700,8 @@ static void aot_ch_stats_text(FILE *f)
             fprintf(f, "  chains of rank 0 (mode: occurrences native/copied/guarded; why):\n");
         fprintf(f, "    chain %u, %d calls from %s %s: %s %llu/%llu/%llu; %s\n", c->id, c->n,
                 first ? aot_function_names[first->key.fn] : "?", where,
-                aot_ch_mode_names[c->run->mode], (unsigned long long) c->run->runs[0],
+                aot_ch_mode_names[aot_ch_forced >= 0 ? c->run->mode
+                                                     : aot_gov_choice(&c->run->gov)], (unsigned long long) c->run->runs[0],
                 (unsigned long long) c->run->runs[1], (unsigned long long) c->run->runs[2],
                 why);
     }
@@ -720,7 +729,9 @@ static void aot_ch_stats_json(FILE *f)
                    "\"runs\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
                    "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
                    "\"why\": \"%s\"}",
-                first ? "" : ",", c->id, c->n, aot_ch_mode_names[c->run->mode],
+                first ? "" : ",", c->id, c->n,
+                aot_ch_mode_names[aot_ch_forced >= 0 ? c->run->mode
+                                                     : aot_gov_choice(&c->run->gov)],
                 (unsigned long long) c->run->runs[0], (unsigned long long) c->run->runs[1],
                 (unsigned long long) c->run->runs[2],
                 aot_gov_median_ns(&c->run->gov, 0) / 1e3,

@@ -107,7 +107,7 @@ void aot_pg_sites_init(void)
 static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes)
 {
     struct aot_gov_params p;
-    const double pages = (double) ((bytes + 4095) / 4096);
+    const size_t pages = (bytes + 4095) / 4096 + 1;
 
     aot_gov_params_default(&p);
     p.nmodes = AOT_PG_NMODES;
@@ -116,8 +116,7 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
         aot_gov_exclude(&s->gov, AOT_PG_M_COPY);
     aot_calib_measure();
     if (aot_calib.measured)
-        aot_gov_prior(&s->gov, AOT_PG_M_GUARDED,
-                      aot_calib.guard_ns + pages * aot_calib.guard_page_ns);
+        aot_gov_prior(&s->gov, AOT_PG_M_GUARDED, aot_calib_guard_cost(pages));
     s->fn = fn;
     s->governed = 1;
 }
@@ -181,6 +180,12 @@ static void aot_pg_site_where(const struct aot_pg_site *s, char *buf, size_t len
     }
 }
 
+/* The site's mode for the statistics: the governor's choice, or the forced mode. */
+static int aot_pg_site_shown_mode(const struct aot_pg_site *s)
+{
+    return aot_pg_site_forced < 0 && s->governed ? aot_gov_choice(&s->gov) : s->mode;
+}
+
 static void aot_pg_site_why(const struct aot_pg_site *s, char *buf, size_t len)
 {
     if (aot_pg_site_forced >= 0)
@@ -205,7 +210,7 @@ static void aot_pg_sites_text(FILE *f)
             fprintf(f, "  converting call sites of rank 0 (mode: calls native/copied/guarded; "
                        "why):\n");
         fprintf(f, "    %s at %s: %s %llu/%llu/%llu; %s\n", aot_function_names[s->fn], where,
-                aot_pg_mode_names[s->mode], (unsigned long long) s->runs[0],
+                aot_pg_mode_names[aot_pg_site_shown_mode(s)], (unsigned long long) s->runs[0],
                 (unsigned long long) s->runs[1], (unsigned long long) s->runs[2], why);
     }
 }
@@ -231,7 +236,8 @@ static void aot_pg_sites_json(FILE *f)
                    "\"calls\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
                    "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
                    "\"why\": \"%s\"}",
-                first ? "" : ",", aot_function_names[s->fn], where, aot_pg_mode_names[s->mode],
+                first ? "" : ",", aot_function_names[s->fn], where,
+                aot_pg_mode_names[aot_pg_site_shown_mode(s)],
                 (unsigned long long) s->runs[0], (unsigned long long) s->runs[1],
                 (unsigned long long) s->runs[2],
                 s->governed ? aot_gov_median_ns(&s->gov, 0) / 1e3 : 0.0,
