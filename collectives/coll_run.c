@@ -683,6 +683,7 @@ static int aot_read_tuning(const char *path, char *err, size_t errlen)
         if (aot_tuning_slurp(path, &text, &n, err, errlen) == 0) {
             len = (long) n;
         } else {
+            aot_coll_name_setting("AUTOOPT_TUNING", err, errlen);
             len = -(long) strlen(err) - 1;
         }
     }
