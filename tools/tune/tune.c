@@ -406,8 +406,10 @@ static void raw_load(void)
     text[len] = '\0';
 
     int lineno = 0, saw_setup = 0;
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
+    char *end = text + len;
+    for (char *line = text, *next; line < end; line = next) {
+        char *nul;
+        next = memchr(line, '\n', (size_t) (end - line));
         lineno++;
         if (!next) {
             /* the last line of a run that was stopped mid-write: measured again */
@@ -416,6 +418,13 @@ static void raw_load(void)
                         lineno);
             break;
         }
+        /* A NUL byte on a complete line (a crash can leave a run of them) is damage in the
+         * middle of the file, like any other malformed line: stop and name the line, rather
+         * than take it for the end of the text and measure the later lines again. */
+        nul = memchr(line, '\0', (size_t) (next - line));
+        if (nul)
+            die("%s:%d: a NUL byte at column %d: the line is damaged (repair or delete it, "
+                "then --resume again)", o.raw, lineno, (int) (nul - line) + 1);
         *next++ = '\0';
         if (lineno == 1) {
             if (strcmp(line, "autoopt-tune-raw 1") != 0)
