@@ -14,7 +14,8 @@
  *   - a file that must appear whole (statistics) is written to a new temporary file in the
  *     same directory (mkstemp: O_EXCL, 0600) and renamed over the name, which replaces a
  *     symbolic link there instead of following it.
- * aot_file_slurp reads a whole input file (tuning files, the tuner's raw file) with a cap.
+ * aot_file_slurp reads a whole input file (tuning files, the tuner's raw file) with a cap; it
+ * refuses anything but a regular file before opening it (a FIFO would block the open).
  * Errors are one line, "PATH: reason", for the caller to prefix with its variable.
  */
 #include <errno.h>
@@ -228,7 +229,12 @@ int aot_file_slurp(const char *path, const char *what, size_t max, char **text, 
         snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: not a regular file (%s)", path, aot_file_kind(st.st_mode));
         close(fd);
         return -1;
