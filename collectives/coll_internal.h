@@ -326,6 +326,9 @@ void *aot_coll_tmp_padded(MPI_Aint count, MPI_Aint used, const struct aot_dt *d,
  * same elements. */
 int aot_coll_copy(const void *src, int scount, MPI_Datatype sdt, void *dst, int rcount,
                   MPI_Datatype rdt);
+/* Prefixes err ("PATH: reason") with "VAR=", so that the one line also names the setting. */
+void aot_coll_name_setting(const char *var, char *err, size_t errlen);
+
 /* Pack count elements to `bytes` contiguous bytes, and back. */
 int aot_coll_pack(const void *buf, int count, MPI_Datatype dt, void *out, MPI_Aint bytes);
 int aot_coll_unpack(const void *in, MPI_Aint bytes, void *buf, int count, MPI_Datatype dt);

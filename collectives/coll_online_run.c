@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aot_online.h"
 #include "aot_online_run.h"
@@ -403,21 +404,63 @@ static void aot_online_emit_tuning(FILE *f, void *arg)
     }
 }
 
+/* A failed save ends the process with status 1 once the program has exited (atexit), so
+ * that a job script sees it; _exit because exit() may not be called from an atexit handler. */
+static void aot_online_save_failed(void)
+{
+    fflush(NULL);
+    _exit(1);
+}
+
+/* The tuning file as text, checked by the reader that AUTOOPT_TUNING uses (aot_tuning_parse):
+ * what is saved is what the next run reads, by construction.  0, or -1 with err. */
+static int aot_online_render(const struct aot_tuning *t, const char *path, char **text,
+                             size_t *len, char *err, size_t errlen)
+{
+    struct aot_tuning back;
+    FILE *f = open_memstream(text, len);
+    int rc;
+
+    *text = NULL;
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    aot_online_emit_tuning(f, (void *) t);
+    if (fclose(f) != 0 || !*text) {
+        free(*text);
+        *text = NULL;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    aot_tuning_init(&back);
+    rc = aot_tuning_parse(&back, *text, *len, path, err, errlen);
+    aot_tuning_free(&back);
+    if (rc != 0) {
+        free(*text);
+        *text = NULL;
+    }
+    return rc;
+}
+
 /* Rank 0: the decided keys as a tuning file.  Two communicators of one size may have decided
  * one bucket differently: the key with the most calls wins, commutative operations first
  * (a tuning file does not distinguish them; a rule an operation cannot run falls back to native
- * by the algorithm's restriction). */
-static void aot_online_save(const char *path)
+ * by the algorithm's restriction).  A rule covers its key's bucket, except for alltoallv, whose
+ * key is the communicator size alone (its calls have bytes 0, coll_run.c) and whose rules the
+ * reader takes as 'bytes 0-inf' only.  0, or -1 after one error line (nothing is written). */
+static int aot_online_save(const char *path)
 {
     struct aot_tuning t;
-    char err[4400], (*notes)[160];
-    int *taken;
+    char err[4400], (*notes)[160], *text = NULL;
+    size_t len = 0;
+    int *taken, rc = -1;
 
     aot_tuning_init(&t);
     notes = calloc((size_t) (aot_online_nentries ? aot_online_nentries : 1), sizeof(*notes));
     taken = calloc((size_t) (aot_online_nentries ? aot_online_nentries : 1), sizeof(*taken));
     if (!notes || !taken) {
-        aot_log(0, "AUTOOPT_TUNE_SAVE=%s: out of memory", path);
+        snprintf(err, sizeof(err), "out of memory");
         goto out;
     }
     for (int i = 0; i < aot_online_nentries; i++) {
@@ -444,6 +487,10 @@ static void aot_online_save(const char *path)
         rule.kind = best->r.kind;
         rule.ranks_lo = rule.ranks_hi = best->r.size;
         aot_online_bucket_range(best->r.bucket, &rule.bytes_lo, &rule.bytes_hi);
+        if (rule.kind == AOT_COLL_ALLTOALLV) {
+            rule.bytes_lo = 0;
+            rule.bytes_hi = AOT_TUNING_INF_BYTES;
+        }
         rule.alg = best->r.alg;
         rule.param = (long) best->r.param;
         if (best->r.alg != best->r.kind && best->r.native_s > 0)
@@ -454,19 +501,25 @@ static void aot_online_save(const char *path)
             snprintf(notes[bi], sizeof(notes[bi]), "online: no candidate beat native, %d "
                      "candidates, %llu calls", best->r.tried, (unsigned long long) best->r.calls);
         rule.note = notes[bi];
-        if (aot_tuning_add(&t, &rule, err, sizeof(err)) != 0) {
-            aot_log(0, "AUTOOPT_TUNE_SAVE=%s: %s", path, err);
+        if (aot_tuning_add(&t, &rule, err, sizeof(err)) != 0)
             goto out;
-        }
     }
-    if (aot_file_replace(path, aot_online_emit_tuning, &t, err, sizeof(err)) != 0)
-        aot_log(0, "AUTOOPT_TUNE_SAVE=%s", err);
-    else
-        AOT_LOG(1, "online: %zu rules saved to %s", t.n, path);
+    if (aot_online_render(&t, path, &text, &len, err, sizeof(err)) != 0)
+        goto out;
+    if (aot_file_replace_text(path, text, len, err, sizeof(err)) != 0)
+        goto out;
+    AOT_LOG(1, "online: %zu rules saved to %s", t.n, path);
+    rc = 0;
 out:
+    if (rc != 0) {
+        aot_log(0, "error: AUTOOPT_TUNE_SAVE=%s: nothing saved: %s", path, err);
+        atexit(aot_online_save_failed);
+    }
     aot_tuning_free(&t);
+    free(text);
     free(notes);
     free(taken);
+    return rc;
 }
 
 void aot_online_finish(void)

@@ -15,7 +15,10 @@
  * PMPI_Comm_dup in the same collective).  The context is cached in an attribute whose delete
  * callback frees it, the duplicate and what the context computed (coll_ctx.c) with the user's
  * communicator.  Each call gets a copy of the context with the chosen algorithm's parameter.
+ * A broadcast algorithm gets the packed bytes of the message (aot_run_bcast_alg); broadcasts
+ * of more than INT_MAX bytes go to PMPI (passed, reason DATATYPE).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,6 +337,40 @@ static int aot_run_alltoall_alg(const struct aot_coll_choice *c, const void *sbu
     return rc;
 }
 
+/* ---------------------------------------------------------------- packed broadcasts */
+
+/* Broadcast algorithms run on the bytes of the packed message (count bytes of MPI_BYTE), so
+ * that the ones that cut it into pieces or segments cut every rank's message at the same
+ * bytes: MPI lets each rank pass its own datatype as long as the type signatures match
+ * (MPI_INT x 4096 here, four ints x 1024 there).  A contiguous datatype is used in place; any
+ * other is packed at the root and unpacked elsewhere, through a scratch buffer, as MPICH's
+ * broadcasts do.  bytes <= INT_MAX (aot_coll_bcast passes larger messages to MPI). */
+static int aot_run_bcast_alg(const struct aot_coll_choice *c, void *buf, int count,
+                             MPI_Datatype dt, int root, const struct aot_coll_ctx *ctx)
+{
+    struct aot_dt d;
+    int bytes, rc = aot_coll_dt(dt, &d);
+    void *tmp;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    bytes = count * d.size;
+    if (d.contig || bytes == 0)
+        return aot_coll_algs[c->alg].fn.bcast((char *) buf + d.true_lb, bytes, MPI_BYTE, root,
+                                              ctx);
+    tmp = aot_coll_alloc((size_t) bytes);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    if (ctx->rank == root)
+        rc = aot_coll_pack(buf, count, dt, tmp, bytes);
+    if (rc == MPI_SUCCESS)
+        rc = aot_coll_algs[c->alg].fn.bcast(tmp, bytes, MPI_BYTE, root, ctx);
+    if (rc == MPI_SUCCESS && ctx->rank != root)
+        rc = aot_coll_unpack(tmp, bytes, buf, count, dt);
+    aot_coll_free(tmp);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- nested selection */
 
 int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
@@ -419,12 +456,16 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
+    if ((uint64_t) count * (uint64_t) tsz > INT_MAX) {   /* no int count of bytes */
+        aot_stats_pass(AOT_FN_MPI_Bcast, AOT_PASS_DATATYPE);
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    }
     aot_choose(s, comm, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, (uint64_t) count * (uint64_t) tsz, 1, &c,
                &oc);
     if (c.alg == AOT_COLL_BCAST)
         rc = PMPI_Bcast(buf, count, dt, root, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
-        rc = aot_coll_algs[c.alg].fn.bcast(buf, count, dt, root, &ctx);
+        rc = aot_run_bcast_alg(&c, buf, count, dt, root, &ctx);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -642,6 +683,7 @@ static int aot_read_tuning(const char *path, char *err, size_t errlen)
         if (aot_tuning_slurp(path, &text, &n, err, errlen) == 0) {
             len = (long) n;
         } else {
+            aot_coll_name_setting("AUTOOPT_TUNING", err, errlen);
             len = -(long) strlen(err) - 1;
         }
     }

@@ -83,6 +83,8 @@ static int aot_topo_resolve_root(const char *path, const char *hosts, int nhosts
         for (int h = 0; h < nhosts; h++)
             names[h] = hosts + (size_t) h * MPI_MAX_PROCESSOR_NAME;
         rc = aot_topology_resolve(&t, nhosts, names, job, err, errlen);
+    } else {
+        aot_coll_name_setting("AUTOOPT_TOPOLOGY", err, errlen);
     }
     aot_topology_free(&t);
     free(names);

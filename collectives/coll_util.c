@@ -141,6 +141,20 @@ void *aot_coll_tmp_padded(MPI_Aint count, MPI_Aint used, const struct aot_dt *d,
     return buf;
 }
 
+void aot_coll_name_setting(const char *var, char *err, size_t errlen)
+{
+    size_t n = strlen(var) + 1, len = strlen(err);
+
+    if (errlen <= n + 1)
+        return;
+    if (len > errlen - n - 1)
+        len = errlen - n - 1;
+    memmove(err + n, err, len);
+    err[n + len] = '\0';
+    memcpy(err, var, n - 1);
+    err[n - 1] = '=';
+}
+
 int aot_coll_pack(const void *buf, int count, MPI_Datatype dt, void *out, MPI_Aint bytes)
 {
     struct aot_dt d;

@@ -14,7 +14,8 @@
  *   - a file that must appear whole (statistics) is written to a new temporary file in the
  *     same directory (mkstemp: O_EXCL, 0600) and renamed over the name, which replaces a
  *     symbolic link there instead of following it.
- * aot_file_slurp reads a whole input file (tuning files, the tuner's raw file) with a cap.
+ * aot_file_slurp reads a whole input file (tuning files, the tuner's raw file) with a cap; it
+ * refuses anything but a regular file before opening it (a FIFO would block the open).
  * Errors are one line, "PATH: reason", for the caller to prefix with its variable.
  */
 #include <errno.h>
@@ -186,22 +187,62 @@ int aot_file_replace(const char *path, void (*emit)(FILE *f, void *arg), void *a
     return 0;
 }
 
+/* What a file that is not a regular file is, for the refusal. */
+static const char *aot_file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    return "of an unknown kind";
+}
+
 int aot_file_slurp(const char *path, const char *what, size_t max, char **text, size_t *len,
                    char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
     size_t cap = 4096, n = 0;
     struct stat st;
     char *buf;
+    FILE *f;
+    int fd;
 
-    if (!f) {
+    /* Only a regular file, checked before opening: opening a FIFO blocks until a writer
+     * appears, and /dev/zero or a pipe would be read until memory runs out.  O_NONBLOCK in
+     * case the name is replaced in between (it changes nothing for a regular file); fstat
+     * then checks what was opened. */
+    if (stat(path, &st) != 0) {
         snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
         return -1;
     }
-    /* /dev/zero or a pipe would be read until memory runs out */
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        fclose(f);
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (%s)", path, aot_file_kind(st.st_mode));
+        return -1;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (%s)", path, aot_file_kind(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    f = fdopen(fd, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the %s: %s", path, what, strerror(errno));
+        close(fd);
         return -1;
     }
     if ((uint64_t) st.st_size > max) {

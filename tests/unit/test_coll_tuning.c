@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "coll_internal.h"
@@ -317,8 +320,48 @@ START_TEST(test_input_hardening)
 
     aot_tuning_init(&t);
     ck_assert_int_eq(aot_tuning_read(&t, "/dev/zero", err, sizeof(err)), -1);
-    ck_assert_str_eq(err, "/dev/zero: not a regular file");
+    ck_assert_str_eq(err, "/dev/zero: not a regular file (a character device)");
     aot_tuning_free(&t);
+}
+END_TEST
+
+/* aot_file_slurp refuses what is not a regular file before opening it: a FIFO without a writer
+ * would block open() for ever, a socket cannot be opened, and a device or a directory has no
+ * end or no text. */
+START_TEST(test_special_files)
+{
+    char dir[] = "/tmp/aot-special-XXXXXX", path[128], err[512], want[600];
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct aot_tuning t;
+    int fd;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    aot_tuning_init(&t);
+    ck_assert_int_eq(aot_tuning_read(&t, path, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: not a regular file (a FIFO)", path);
+    ck_assert_str_eq(err, want);
+    unlink(path);
+
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/socket", dir);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+    ck_assert_int_eq(aot_tuning_read(&t, sa.sun_path, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: not a regular file (a socket)", sa.sun_path);
+    ck_assert_str_eq(err, want);
+    close(fd);
+    unlink(sa.sun_path);
+
+    ck_assert_int_eq(aot_tuning_read(&t, dir, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: not a regular file (a directory)", dir);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(aot_tuning_read(&t, "/dev/null", err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "/dev/null: not a regular file (a character device)");
+    ck_assert_uint_eq(t.n, 0);
+    aot_tuning_free(&t);
+    rmdir(dir);
 }
 END_TEST
 
@@ -591,6 +634,7 @@ int main(void)
 
     tcase_add_test(tc, test_parse_example);
     tcase_add_test(tc, test_input_hardening);
+    tcase_add_test(tc, test_special_files);
     tcase_add_test(tc, test_round_trip_text);
     tcase_add_test(tc, test_long_token);
     tcase_add_test(tc, test_many_rules);

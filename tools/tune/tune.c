@@ -341,6 +341,8 @@ struct rawset {
     size_t n, cap;
 };
 static struct rawset known;      /* from --resume */
+static long raw_complete = -1;   /* --resume: bytes up to the end of the last complete line,
+                                  * when a cut-off line follows (raw_open removes it) */
 static FILE *rawf;
 static char setup_line[512];     /* "# setup ..." : what the measurements were taken on */
 
@@ -406,16 +408,27 @@ static void raw_load(void)
     text[len] = '\0';
 
     int lineno = 0, saw_setup = 0;
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
+    char *end = text + len;
+    for (char *line = text, *next; line < end; line = next) {
+        char *nul;
+        next = memchr(line, '\n', (size_t) (end - line));
         lineno++;
         if (!next) {
-            /* the last line of a run that was stopped mid-write: measured again */
+            /* the last line of a run that was stopped mid-write: removed, and measured again
+             * (appended after it, it would run into the next line) */
             if (world_rank == 0 && !o.quiet)
-                fprintf(stderr, "autoopt-tune: %s:%d: incomplete last line ignored\n", o.raw,
-                        lineno);
+                fprintf(stderr, "autoopt-tune: %s:%d: incomplete last line removed (it is "
+                        "measured again)\n", o.raw, lineno);
+            raw_complete = (long) (line - text);
             break;
         }
+        /* A NUL byte on a complete line (a crash can leave a run of them) is damage in the
+         * middle of the file, like any other malformed line: stop and name the line, rather
+         * than take it for the end of the text and measure the later lines again. */
+        nul = memchr(line, '\0', (size_t) (next - line));
+        if (nul)
+            die("%s:%d: a NUL byte at column %d: the line is damaged (repair or delete it, "
+                "then --resume again)", o.raw, lineno, (int) (nul - line) + 1);
         *next++ = '\0';
         if (lineno == 1) {
             if (strcmp(line, "autoopt-tune-raw 1") != 0)
@@ -452,6 +465,8 @@ static void raw_open(void)
     rawf = fopen(o.raw, "a");
     if (!rawf)
         die_one("%s: %s", o.raw, strerror(errno));
+    if (raw_complete >= 0 && ftruncate(fileno(rawf), (off_t) raw_complete) != 0)
+        die_one("%s: cannot remove the incomplete last line: %s", o.raw, strerror(errno));
     {
         if (ftell(rawf) == 0) {
             time_t now = time(NULL);

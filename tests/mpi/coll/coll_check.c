@@ -17,7 +17,9 @@
  * MPI_SUM, MPI_MAX and a user-defined non-commutative operation (composition of permutations
  * of 8 elements, coded in an int); roots 0, s/2 and s-1; in place and not; varying counts
  * and displacements for the v-variants.  The derived type goes with the user operation only:
- * MPICH defines MPI_SUM and MPI_MAX on predefined types only.
+ * MPICH defines MPI_SUM and MPI_MAX on predefined types only.  The collectives whose datatype
+ * may differ between ranks (bcast, allgather(v), alltoall(v)) also run with mixed datatypes of
+ * one type signature (see "mixed datatypes" below).
  *
  * Integers and data movement must be identical, holes included (both buffers start with the
  * same fill pattern).  Sums of doubles may differ by the order of operations: the tolerance is
@@ -531,6 +533,222 @@ static void check_alltoallv(struct ctx *c)
     free(id);
 }
 
+/* ---------------------------------------------------------------- mixed datatypes
+ * MPI lets the ranks of one call pass different datatypes as long as the type signatures
+ * match.  Here every rank describes the same triples of ints with its own datatype, chosen by
+ * its rank: 3n MPI_INT, n contiguous types of 3 ints, or n vectors of 3 ints with stride 2
+ * (extent 5 ints: holes, which must keep the fill pattern).  A triple is 12 bytes, so no
+ * power-of-two segment or piece size falls on a triple boundary of every rank.  The expected
+ * buffers are built locally (a serial reference).  Only the collectives whose datatype may
+ * differ between ranks: MPI_Allreduce and MPI_Reduce take the same datatype everywhere. */
+enum { X_INT, X_CONTIG, X_VECTOR, NMIXED };
+static const char *const mixed_names[NMIXED] = {"int", "contig3", "vector3"};
+static MPI_Datatype mixed[NMIXED];
+
+static int mx_count(int kind, long triples) { return (int) (kind == X_INT ? 3 * triples : triples); }
+static long mx_ints(int kind, long triples) { return kind == X_VECTOR ? 5 * triples : 3 * triples; }
+
+/* Offset in ints of int k of triple i. */
+static long mx_at(int kind, long i, int k) { return kind == X_VECTOR ? 5 * i + 2 * k : 3 * i + k; }
+
+static int *mx_alloc(int kind, long triples)
+{
+    size_t bytes = (size_t) (mx_ints(kind, triples) + 16) * sizeof(int);
+    int *p = malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    memset(p, FILL, bytes);
+    return p;
+}
+
+/* Triples [first, first + n) of buf get rank r's values number base .. base + n - 1. */
+static void mx_fill(int *buf, int kind, long first, long n, int r, long base)
+{
+    for (long i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            buf[mx_at(kind, first + i, k)] = (r + 1) * 1000003 + (int) ((base + i) * 3) + k;
+}
+
+static void mx_compare(struct ctx *c, const int *got, const int *want, int kind, long triples)
+{
+    long ints = mx_ints(kind, triples) + 16;
+    for (long i = 0; i < ints; i++)
+        if (got[i] != want[i]) {
+            CHECK(0, "%s: rank %d (%s): int %ld of the buffer: got %d, expected %d", c->what,
+                  c->rank, mixed_names[kind], i, got[i], want[i]);
+            return;
+        }
+}
+
+static void mixed_bcast(struct ctx *c)
+{
+    long counts[3] = {1, c->size + 1, 1367};   /* 1367 triples: 16,404 bytes */
+    int roots[3], nr = root_list(c->size, roots), kind = c->rank % NMIXED;
+    for (int ci = 0; ci < 3; ci++)
+        for (int ri = 0; ri < nr; ri++) {
+            long n = counts[ci];
+            int root = roots[ri];
+            int *out = mx_alloc(kind, n), *want = mx_alloc(kind, n);
+            mx_fill(want, kind, 0, n, root, 0);
+            if (c->rank == root)
+                mx_fill(out, kind, 0, n, root, 0);
+            snprintf(c->what, sizeof(c->what), "bcast size %d root %d, %ld triples, mixed types",
+                     c->size, root, n);
+            MPI_Bcast(out, mx_count(kind, n), mixed[kind], root, c->comm);
+            mx_compare(c, out, want, kind, n);
+            free(out);
+            free(want);
+        }
+}
+
+static void mixed_allgather(struct ctx *c)
+{
+    long counts[3] = {1, c->size + 1, 457};
+    int p = c->size, sk = c->rank % NMIXED, rk = (c->rank + 1) % NMIXED;
+    for (int ci = 0; ci < 3; ci++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            long n = counts[ci];
+            int *in = mx_alloc(sk, n), *out = mx_alloc(rk, n * p), *want = mx_alloc(rk, n * p);
+            mx_fill(in, sk, 0, n, c->rank, 0);
+            for (int j = 0; j < p; j++)
+                mx_fill(want, rk, j * n, n, j, 0);
+            snprintf(c->what, sizeof(c->what), "allgather size %d, %ld triples, mixed types%s",
+                     c->size, n, inplace ? ", in place" : "");
+            if (inplace) {
+                mx_fill(out, rk, c->rank * n, n, c->rank, 0);
+                MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, mx_count(rk, n),
+                              mixed[rk], c->comm);
+            } else {
+                MPI_Allgather(in, mx_count(sk, n), mixed[sk], out, mx_count(rk, n), mixed[rk],
+                              c->comm);
+            }
+            mx_compare(c, out, want, rk, n * p);
+            free(in);
+            free(out);
+            free(want);
+        }
+}
+
+static void mixed_allgatherv(struct ctx *c)
+{
+    long counts[3] = {1, c->size + 1, 457};
+    int p = c->size, sk = c->rank % NMIXED, rk = (c->rank + 1) % NMIXED;
+    int *tr = malloc((size_t) p * sizeof(int)), *td = malloc((size_t) p * sizeof(int));
+    int *rcounts = malloc((size_t) p * sizeof(int)), *displs = malloc((size_t) p * sizeof(int));
+    for (int ci = 0; ci < 3; ci++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            long n = counts[ci], span;
+            for (int j = 0; j < p; j++)
+                tr[j] = vcount(n, j, 0);          /* in triples */
+            span = vdispls(tr, td, p);
+            for (int j = 0; j < p; j++) {       /* in elements of the receive type */
+                rcounts[j] = mx_count(rk, tr[j]);
+                displs[j] = mx_count(rk, td[j]);
+            }
+            int mine = tr[c->rank];
+            int *in = mx_alloc(sk, mine), *out = mx_alloc(rk, span), *want = mx_alloc(rk, span);
+            mx_fill(in, sk, 0, mine, c->rank, 0);
+            for (int j = 0; j < p; j++)
+                mx_fill(want, rk, td[j], tr[j], j, 0);
+            snprintf(c->what, sizeof(c->what), "allgatherv size %d, %ld triples, mixed types%s",
+                     c->size, n, inplace ? ", in place" : "");
+            if (inplace) {
+                mx_fill(out, rk, td[c->rank], mine, c->rank, 0);
+                MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, rcounts, displs,
+                               mixed[rk], c->comm);
+            } else {
+                MPI_Allgatherv(in, mx_count(sk, mine), mixed[sk], out, rcounts, displs, mixed[rk],
+                               c->comm);
+            }
+            mx_compare(c, out, want, rk, span);
+            free(in);
+            free(out);
+            free(want);
+        }
+    free(tr);
+    free(td);
+    free(rcounts);
+    free(displs);
+}
+
+/* Alltoall(v): the values rank r sends to rank j are numbered from j * 100000. */
+static void mixed_alltoall(struct ctx *c)
+{
+    long counts[3] = {1, c->size + 1, 457};
+    int p = c->size, me = c->rank, sk = me % NMIXED, rk = (me + 2) % NMIXED;
+    for (int ci = 0; ci < 3; ci++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            long n = counts[ci];
+            int *in = mx_alloc(sk, n * p), *out = mx_alloc(rk, n * p), *want = mx_alloc(rk, n * p);
+            for (int j = 0; j < p; j++) {
+                mx_fill(in, sk, j * n, n, me, j * 100000L);
+                mx_fill(want, rk, j * n, n, j, me * 100000L);
+            }
+            snprintf(c->what, sizeof(c->what), "alltoall size %d, %ld triples, mixed types%s",
+                     c->size, n, inplace ? ", in place" : "");
+            if (inplace) {
+                for (int j = 0; j < p; j++)
+                    mx_fill(out, rk, j * n, n, me, j * 100000L);
+                MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, mx_count(rk, n), mixed[rk],
+                             c->comm);
+            } else {
+                MPI_Alltoall(in, mx_count(sk, n), mixed[sk], out, mx_count(rk, n), mixed[rk],
+                             c->comm);
+            }
+            mx_compare(c, out, want, rk, n * p);
+            free(in);
+            free(out);
+            free(want);
+        }
+}
+
+static void mixed_alltoallv(struct ctx *c)
+{
+    long counts[3] = {1, c->size + 1, 457};
+    int p = c->size, me = c->rank, sk = me % NMIXED, rk = (me + 2) % NMIXED;
+    int *ts = malloc((size_t) p * sizeof(int)), *tsd = malloc((size_t) p * sizeof(int));
+    int *tr = malloc((size_t) p * sizeof(int)), *trd = malloc((size_t) p * sizeof(int));
+    int *sc = malloc((size_t) p * sizeof(int)), *sd = malloc((size_t) p * sizeof(int));
+    int *rc = malloc((size_t) p * sizeof(int)), *rd = malloc((size_t) p * sizeof(int));
+    for (int ci = 0; ci < 3; ci++) {
+        long n = counts[ci], sspan, rspan;
+        for (int j = 0; j < p; j++) {
+            ts[j] = vcount(n, me, j);      /* triples I send to j */
+            tr[j] = vcount(n, j, me);      /* triples j sends to me */
+        }
+        sspan = vdispls(ts, tsd, p);
+        rspan = vdispls(tr, trd, p);
+        for (int j = 0; j < p; j++) {
+            sc[j] = mx_count(sk, ts[j]);
+            sd[j] = mx_count(sk, tsd[j]);
+            rc[j] = mx_count(rk, tr[j]);
+            rd[j] = mx_count(rk, trd[j]);
+        }
+        int *in = mx_alloc(sk, sspan), *out = mx_alloc(rk, rspan), *want = mx_alloc(rk, rspan);
+        for (int j = 0; j < p; j++) {
+            mx_fill(in, sk, tsd[j], ts[j], me, j * 100000L);
+            mx_fill(want, rk, trd[j], tr[j], j, me * 100000L);
+        }
+        snprintf(c->what, sizeof(c->what), "alltoallv size %d, %ld triples, mixed types",
+                 c->size, n);
+        MPI_Alltoallv(in, sc, sd, mixed[sk], out, rc, rd, mixed[rk], c->comm);
+        mx_compare(c, out, want, rk, rspan);
+        free(in);
+        free(out);
+        free(want);
+    }
+    free(ts);
+    free(tsd);
+    free(tr);
+    free(trd);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -624,6 +842,11 @@ int main(int argc, char **argv)
     PMPI_Type_create_resized(vec, 0, 16, &types[T_DERIVED]);
     PMPI_Type_commit(&types[T_DERIVED]);
     PMPI_Type_free(&vec);
+    mixed[X_INT] = MPI_INT;
+    PMPI_Type_contiguous(3, MPI_INT, &mixed[X_CONTIG]);
+    PMPI_Type_vector(3, 1, 2, MPI_INT, &mixed[X_VECTOR]);
+    PMPI_Type_commit(&mixed[X_CONTIG]);
+    PMPI_Type_commit(&mixed[X_VECTOR]);
     ops[O_SUM] = MPI_SUM;
     ops[O_MAX] = MPI_MAX;
     PMPI_Op_create(perm_op, 0, &ops[O_PERM]);
@@ -646,16 +869,26 @@ int main(int argc, char **argv)
             check_allreduce(&c);
         else if (!strcmp(coll, "reduce"))
             check_reduce(&c);
-        else if (!strcmp(coll, "bcast"))
+        else if (!strcmp(coll, "bcast")) {
             check_bcast(&c);
-        else if (!strcmp(coll, "allgather"))
+            mixed_bcast(&c);
+        }
+        else if (!strcmp(coll, "allgather")) {
             check_allgather(&c);
-        else if (!strcmp(coll, "allgatherv"))
+            mixed_allgather(&c);
+        }
+        else if (!strcmp(coll, "allgatherv")) {
             check_allgatherv(&c);
-        else if (!strcmp(coll, "alltoall"))
+            mixed_allgatherv(&c);
+        }
+        else if (!strcmp(coll, "alltoall")) {
             check_alltoall(&c);
-        else if (!strcmp(coll, "alltoallv"))
+            mixed_alltoall(&c);
+        }
+        else if (!strcmp(coll, "alltoallv")) {
             check_alltoallv(&c);
+            mixed_alltoallv(&c);
+        }
         else if (!strcmp(coll, "barrier"))
             check_barrier(&c);
         else {
@@ -671,6 +904,8 @@ int main(int argc, char **argv)
     }
     PMPI_Op_free(&ops[O_PERM]);
     PMPI_Type_free(&types[T_DERIVED]);
+    PMPI_Type_free(&mixed[X_CONTIG]);
+    PMPI_Type_free(&mixed[X_VECTOR]);
     if (reproducible && wrank == 0)
         printf("digest of the double sums: %016llx\n", (unsigned long long) digest);
     return aot_test_finish();

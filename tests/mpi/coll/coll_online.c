@@ -5,13 +5,15 @@
  *
  *   coll_online loop ITERS     every iteration: allreduce (ints of 3 sizes, sum; doubles that
  *                              sum exactly; a non-commutative-free max), bcast from a root
- *                              that moves, allgather, alltoall of 2 sizes, barrier; each
+ *                              that moves (40000 bytes as chars on even ranks, as blocks of 8
+ *                              chars on odd ones), allgather, alltoall of 2 sizes, barrier; each
  *                              result compared with its serial computation
  *   coll_online sites ITERS    rank 0 calls MPI_Allreduce and MPI_Bcast from other source lines
  *                              than the other ranks (one key must still be one session)
+ *   coll_online alltoallv ITERS  MPI_Alltoallv alone, counts that differ by pair and iteration
  *   coll_online subcomm ITERS  the loop on two halves of MPI_COMM_WORLD and on a duplicate
- *   coll_online threads ITERS  MPI_THREAD_MULTIPLE: two threads run the loop at the same time,
- *                              each on its own duplicate of MPI_COMM_WORLD
+ *   coll_online threads ITERS [N]  MPI_THREAD_MULTIPLE: N threads (2 unless given) run the loop
+ *                              at the same time, each on its own duplicate of MPI_COMM_WORLD
  *
  * Every value is an integer, so every algorithm must give the same bits; the reference is the
  * serial formula, not another MPI call.
@@ -22,6 +24,8 @@
 #include <string.h>
 
 #include "aot_test.h"
+
+static MPI_Datatype eight_chars;   /* a contiguous type of 8 MPI_CHAR */
 
 static int value(int rank, int i, int it)
 {
@@ -71,7 +75,12 @@ static void one_iteration(MPI_Comm comm, int it)
         for (int i = 0; i < 40000; i++)
             big[i] = (char) (rank == root ? (i * 31 + it) & 0x7f : 0);
         MPI_Bcast(buf, 64, MPI_INT, root, comm);
-        MPI_Bcast(big, 40000, MPI_CHAR, root, comm);
+        /* one message, two datatypes of one signature: 40000 chars on even ranks, 5000
+         * blocks of 8 chars on odd ones (MPI allows it; a split broadcast must cut in bytes) */
+        if (rank % 2)
+            MPI_Bcast(big, 5000, eight_chars, root, comm);
+        else
+            MPI_Bcast(big, 40000, MPI_CHAR, root, comm);
         for (int i = 0; i < 64; i++)
             if (buf[i] != value(root, i, it)) {
                 CHECK(0, "iteration %d: bcast element %d: got %d, expected %d", it, i, buf[i],
@@ -120,6 +129,51 @@ static void one_iteration(MPI_Comm comm, int it)
         free(rb);
     }
     MPI_Barrier(comm);
+}
+
+/* Alltoallv alone (its key is the communicator size): rank r sends rank d count(r, d) ints. */
+static int v_count(int from, int to, int it)
+{
+    return 1 + (from * 3 + to * 5 + it) % 40;
+}
+
+static void alltoallv_loop(int iters)
+{
+    int rank, p;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int *sc = malloc((size_t) p * sizeof(int)), *sd = malloc((size_t) p * sizeof(int));
+    int *rc = malloc((size_t) p * sizeof(int)), *rd = malloc((size_t) p * sizeof(int));
+    int *sb = malloc((size_t) p * 40 * sizeof(int)), *rb = malloc((size_t) p * 40 * sizeof(int));
+    for (int it = 0; it < iters; it++) {
+        int soff = 0, roff = 0;
+        for (int d = 0; d < p; d++) {
+            sc[d] = v_count(rank, d, it);
+            sd[d] = soff;
+            soff += sc[d];
+            rc[d] = v_count(d, rank, it);
+            rd[d] = roff;
+            roff += rc[d];
+            for (int i = 0; i < sc[d]; i++)
+                sb[sd[d] + i] = value(rank, i, it) * 100 + d;
+        }
+        MPI_Alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD);
+        for (int s = 0; s < p; s++)
+            for (int i = 0; i < rc[s]; i++)
+                if (rb[rd[s] + i] != value(s, i, it) * 100 + rank) {
+                    CHECK(0, "iteration %d: alltoallv from %d element %d: got %d, expected %d",
+                          it, s, i, rb[rd[s] + i], value(s, i, it) * 100 + rank);
+                    s = p;
+                    break;
+                }
+    }
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(sb);
+    free(rb);
 }
 
 /* Rank 0 and the others reach the same collectives through different lines. */
@@ -172,7 +226,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int iters = 0, rank, provided;
+    int iters = 0, nthreads = 2, rank, provided;
 
     /* only the threads mode asks for MPI_THREAD_MULTIPLE: autoopt leaves collectives to MPI
      * there */
@@ -181,9 +235,13 @@ int main(int argc, char **argv)
                                                                 : MPI_THREAD_SINGLE,
                     &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (argc != 3 || (iters = atoi(argv[2])) < 1) {
+    MPI_Type_contiguous(8, MPI_CHAR, &eight_chars);
+    MPI_Type_commit(&eight_chars);
+    if (argc == 4)
+        nthreads = atoi(argv[3]);
+    if (argc < 3 || argc > 4 || (iters = atoi(argv[2])) < 1 || nthreads < 1 || nthreads > 16) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll_online loop|sites|subcomm ITERS\n");
+            fprintf(stderr, "usage: coll_online loop|sites|alltoallv|subcomm ITERS, or threads ITERS [N]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (strcmp(argv[1], "loop") == 0) {
@@ -191,6 +249,8 @@ int main(int argc, char **argv)
             one_iteration(MPI_COMM_WORLD, it);
     } else if (strcmp(argv[1], "sites") == 0) {
         sites(iters);
+    } else if (strcmp(argv[1], "alltoallv") == 0) {
+        alltoallv_loop(iters);
     } else if (strcmp(argv[1], "subcomm") == 0) {
         MPI_Comm half, dup;
         MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
@@ -202,25 +262,26 @@ int main(int argc, char **argv)
         MPI_Comm_free(&half);
         MPI_Comm_free(&dup);
     } else if (strcmp(argv[1], "threads") == 0) {
-        struct worker w[2];
-        pthread_t t[2];
+        struct worker w[16];
+        pthread_t t[16];
         CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < nthreads; i++) {
             MPI_Comm_dup(MPI_COMM_WORLD, &w[i].comm);
             w[i].iters = iters;
         }
         if (provided == MPI_THREAD_MULTIPLE) {
-            for (int i = 0; i < 2; i++)
+            for (int i = 0; i < nthreads; i++)
                 pthread_create(&t[i], NULL, worker, &w[i]);
-            for (int i = 0; i < 2; i++)
+            for (int i = 0; i < nthreads; i++)
                 pthread_join(t[i], NULL);
         }
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < nthreads; i++)
             MPI_Comm_free(&w[i].comm);
     } else {
         if (rank == 0)
             fprintf(stderr, "coll_online: unknown mode '%s'\n", argv[1]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    MPI_Type_free(&eight_chars);
     return aot_test_finish();
 }

@@ -11,8 +11,9 @@
 #           version 2 file, and autoopt, which finds that shape, follows its rules call by call
 #   resume  a run killed part-way and resumed with --resume keeps every line it had written,
 #           measures nothing twice, and ends with the same grid points as a run never stopped
-#   errors  a corrupt or foreign raw file, an existing raw file without --resume and a bad
-#           option each stop the run with one line naming the problem
+#   errors  a corrupt or foreign raw file (a NUL byte on a middle line among them), an existing
+#           raw file without --resume and a bad option each stop the run with one line naming
+#           the problem
 set -eu
 what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7 yield=$8
 rm -rf "$dir" && mkdir -p "$dir"
@@ -78,6 +79,8 @@ def keys(text):
     return [tuple(l.split()[1:6]) for l in text.splitlines() if l.startswith("m ")]
 k = keys(after)
 assert len(k) == len(set(k)), "a point was measured twice: %s" % [x for x in k if k.count(x) > 1][:3]
+bad = [l for l in after.splitlines() if l.startswith("m ") and len(l.split()) != 10]
+assert not bad, "lines run together (a cut-off line not removed?): %s" % bad[:2]
 def grid(text):   # native at every grid point: measured whatever the timings were
     return sorted(x for x in keys(text) if x[1] == "native" and int(x[4]) & (int(x[4]) - 1) == 0)
 assert grid(after) == grid(full), "grid points differ:\n%s\n%s" % (grid(after), grid(full))
@@ -105,6 +108,23 @@ errors)
     sed 's/^# setup ranks=2/# setup ranks=64/' "$dir/r.raw" > "$dir/foreign.raw"
     expect 1 "measured on another setup" \
         "$mpiexec" -n 2 "$tune" $small --raw "$dir/foreign.raw" --resume -o "$dir/x"
+    # a NUL byte on a line in the middle (as a crash can leave): named with its line, and the
+    # file left as it was (no measurements appended after the damage)
+    nline=$(python3 - "$dir/r.raw" "$dir/nul.raw" <<'PY'
+import sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+m = [i for i, l in enumerate(lines) if l.startswith(b"m ")]
+assert len(m) >= 3, "too few measurements in %s" % sys.argv[1]
+i = m[len(m) // 2]
+lines[i] = lines[i][:2] + b"\0" + lines[i][3:]
+open(sys.argv[2], "wb").write(b"\n".join(lines))
+print(i + 1)
+PY
+)
+    cp "$dir/nul.raw" "$dir/nul.before"
+    expect 1 "nul.raw:$nline: a NUL byte at column 3: the line is damaged" \
+        "$mpiexec" -n 2 "$tune" $small --raw "$dir/nul.raw" --resume -o "$dir/x"
+    cmp -s "$dir/nul.raw" "$dir/nul.before" || fail "the damaged raw file was changed"
     printf 'hello\n' > "$dir/other.raw"
     expect 1 "other.raw:1: expected 'autoopt-tune-raw 1'" \
         "$mpiexec" -n 2 "$tune" $small --raw "$dir/other.raw" --resume -o "$dir/x"
