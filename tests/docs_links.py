@@ -10,9 +10,9 @@ the reports under docs/results (outside fenced code blocks and `code spans`), an
     does not have (anchors as GitHub makes them: lower case, punctuation dropped, spaces to
     hyphens, -1, -2 ... for repeated headings).
 
-Absolute URLs (http:, https:, mailto:) are not fetched.  Also fails when a document refers to
-`../shared/` (or shared/FACTS.md, DESIGN.md, STYLE.md, papers/), which users of the project do
-not have.
+Absolute URLs (http:, https:, mailto:) are not fetched.  Also fails when a document sends the
+reader to the development notes beside the project (the folder `shared` one level up: its
+FACTS.md, DESIGN.md, STYLE.md, papers/), which users of the project do not have.
 
 Usage: docs_links.py [--root SOURCE_DIR] [FILE.md ...]
 """
@@ -73,7 +73,8 @@ def check(path, root):
     rel = os.path.relpath(path, root)
     for n, raw, line in lines_outside_code(path):
         if SHARED.search(raw):
-            problems.append('%s:%d: refers to ../shared/, which users do not have' % (rel, n))
+            problems.append('%s:%d: refers to the development notes beside the project (shared/), '
+                            'which users do not have' % (rel, n))
         for target in LINK.findall(line) + IMG.findall(line):
             if re.match(r'^[a-z][a-z0-9+.-]*:', target):
                 continue
