@@ -12,8 +12,7 @@
 #           (docs/testing.md); --no-sanitize skips it.  Tests run side by side (ctest -j
 #           TEST_JOBS); each stage's time is printed
 #   build   install and build only
-# Environment: BUILD_DIR (default ./build), JOBS (default: number of cores), TEST_JOBS (default:
-# twice JOBS; an MPI test counts as 2, see tests/CMakeLists.txt).
+# Environment: BUILD_DIR (default ./build), JOBS (default: cores), TEST_JOBS (default: 2 x JOBS).
 set -euo pipefail
 
 usage() { sed -n '2,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
