@@ -9,9 +9,10 @@
 #   test    install, build, run the whole test suite (ctest), then the sanitizer suite: a
 #           second build with AddressSanitizer and UndefinedBehaviorSanitizer (BUILD_DIR-sanitize,
 #           built while the first suite runs) and the tests that can run under it
-#           (docs/testing.md); --no-sanitize skips it
+#           (docs/testing.md); --no-sanitize skips it.  Tests run side by side (ctest -j
+#           TEST_JOBS); each stage's time is printed
 #   build   install and build only
-# Environment: BUILD_DIR (default ./build), JOBS (default: number of cores).
+# Environment: BUILD_DIR (default ./build), JOBS (default: cores), TEST_JOBS (default: 2 x JOBS).
 set -euo pipefail
 
 usage() { sed -n '2,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -34,6 +35,10 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/build}
 jobs=${JOBS:-$(nproc)}
+test_jobs=${TEST_JOBS:-$((2 * jobs))}
+# Prints how long the stage that just ended took.
+stage_start=$SECONDS
+stage_done() { echo "== $1 took $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
 
 # Every Debian package autoopt needs to build, test and measure itself.
 packages=(build-essential cmake pkg-config python3 gfortran
@@ -52,6 +57,7 @@ fi
 echo "== building in $build"
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOOPT_WERROR=$werror
 cmake --build "$build" -j "$jobs"
+stage_done "installing and building"
 
 case "$what" in
 build) ;;
@@ -66,15 +72,18 @@ test)
     fi
     echo "== running the test suite"
     status=0
-    ( cd "$build" && ctest --output-on-failure --timeout 600 ) || status=1
+    ( cd "$build" && ctest --output-on-failure --timeout 600 -j "$test_jobs" ) || status=1
+    stage_done "the test suite"
     if [ "$sanitize" = 1 ]; then
         if ! wait "$spid"; then
             tail -50 "$slog"
             echo "quickstart.sh: the sanitizer build failed (log: $slog)" >&2
             exit 1
         fi
+        stage_done "waiting for the sanitizer build"
         echo "== running the sanitizer suite (docs/testing.md, \"Sanitizers\")"
-        ( cd "$sbuild" && "$here/tests/sanitize.sh" ) || status=1
+        ( cd "$sbuild" && "$here/tests/sanitize.sh" -j "$test_jobs" ) || status=1
+        stage_done "the sanitizer suite"
     fi
     exit $status ;;
 demo)

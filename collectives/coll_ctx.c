@@ -13,7 +13,7 @@
  * These sets partition the ranks (the intersection of two partitions), so every rank of a host
  * finds the same lowest rank, and one more allgather tells everyone the host of every rank.
  * The name comes first because in the emulated cluster (network namespaces, one launcher)
- * MPI_COMM_TYPE_SHARED alone lumps all ranks together (shared/FACTS.md); on a real cluster two
+ * MPI_COMM_TYPE_SHARED alone lumps all ranks together (docs/platform.md); on a real cluster two
  * nodes with one name (a misconfiguration) are still told apart by shared memory.
  *
  * Topology order (h->order, h->place): hosts by switch in depth-first order, then host, then

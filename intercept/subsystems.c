@@ -6,7 +6,7 @@
  * src/runtime.c does the generic part of MPI_Init and MPI_Finalize (configuration, agreement,
  * thread-level policy, statistics) and calls aot_subsystems_start, aot_subsystems_finish and
  * aot_subsystems_release (src/aot.h).  They live here because intercept/ is the one folder that
- * knows the entry points of paging/, chains/ and collectives/ (DESIGN.md); src/ includes none
+ * knows the entry points of paging/, chains/ and collectives/ (docs/design.md); src/ includes none
  * of their headers (tests/include_graph.py).  A subsystem that is not built is off.
  */
 #include "subsystems.h"

@@ -1,6 +1,6 @@
 /*
  * subsystems.h: the entry points of the subsystems that are built (AOT_HAVE_<SUBSYSTEM>), for
- * the files of intercept/, the one folder that knows them all (DESIGN.md).
+ * the files of intercept/, the one folder that knows them all (docs/design.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef AOT_INTERCEPT_SUBSYSTEMS_H_INCLUDED

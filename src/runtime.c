@@ -2,7 +2,7 @@
  * runtime.c: start-up and shutdown of autoopt inside MPI_Init and MPI_Finalize: configuration,
  * the agreement of every rank on each step, the thread-level policy and statistics.  Which
  * subsystem starts when, and the enter/leave hooks, are intercept/subsystems.c's: src/ knows no
- * subsystem (DESIGN.md).
+ * subsystem (docs/design.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Nothing runs in a constructor: mpiexec itself inherits LD_PRELOAD, and a process that never

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""include_graph.py: the module boundaries of DESIGN.md, checked on the #include lines.
+"""include_graph.py: the module boundaries of docs/design.md, checked on the #include lines.
 
 Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, chains/
 and collectives/, finds the folder of the header it names, and fails (exit 1), naming the file
@@ -162,7 +162,7 @@ def main():
     for p in problems:
         print("FAIL " + p)
     if problems:
-        print("%d problem(s); the rules are in tests/include_graph.py and DESIGN.md" %
+        print("%d problem(s); the rules are in tests/include_graph.py and docs/design.md" %
               len(problems))
         return 1
     print("include graph: OK")

@@ -4,7 +4,7 @@
 # run under the sanitizers.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: cd build-sanitize && ../tests/sanitize.sh [ctest options...]
+# usage: cd build-sanitize && ../tests/sanitize.sh [ctest options, e.g. -j4...]
 set -euo pipefail
 # Every sanitizer error ends the test; autoopt's fault handler must see SIGSEGV first.
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -13,7 +13,9 @@ opts=abort_on_error=1:allow_user_segv_handler=1
 # a host list it rejects).
 status=0
 supp=$(cd "$(dirname "$0")" && pwd)/lsan.supp
-LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" "$@" || status=1
+# Not the Python checks (unit.include_graph, fuzz.trace): nothing of theirs is instrumented.
+LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --timeout 600 -L "unit|fuzz" \
+    -E "^unit\.include_graph$|^fuzz\.trace$" "$@" || status=1
 # Everything else that can run: MPICH, UCX and mpiexec keep memory to the end of the process,
 # so no leak report.  Excluded:
 #   tools (bench, validate, netcluster, tune), label netcluster (coll.hier.netcluster.*),
@@ -22,11 +24,16 @@ LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --t
 #   install.consumer: builds a program against the installed, uninstrumented package;
 #   external (ScaLAPACK's BLACS tester): uninstrumented programs;
 #   native runs: they do not load autoopt;
-#   paging.false_sharing.stats: it counts faults, and instrumented code makes other accesses.
+#   paging.false_sharing.stats: it counts faults, and instrumented code makes other accesses;
+#   the documents' checks (label docs, docs.*): no C code;
+#   the examples' -inject runs (examples.*.inject): the same example and the same library as
+#     their .preload runs, entered through the compile-time mpi.h instead; the call-site entry
+#     points stay covered by the -inject runs of foundation, paging, chains and fault.
 #   fault.null.* and fault.overflow.*: they check how an uninstrumented program dies of a real
 #     fault (UCX's backtrace, autoopt's stack-overflow line); instrumented, UndefinedBehavior-
 #     Sanitizer stops the NULL store first and AddressSanitizer reports the overflow itself.
 ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
-    -LE "unit|fuzz|tools|netcluster|install|external|native" \
-    -E "^coll\.bench(\.tuned)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\." "$@" || status=1
+    -LE "unit|fuzz|tools|netcluster|install|external|native|docs" \
+    -E "^coll\.bench(\.tuned)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\.|^docs\.|^examples\..*\.inject$" \
+    "$@" || status=1
 exit $status

@@ -33,7 +33,7 @@
  * Waiting: a few hundred spins, then sched_yield() at every check and at every 16th a
  * PMPI_Iprobe (MPI progress: a message
  * this rank sent before the collective may be what the awaited rank is blocked on; more ranks
- * than cores: shared/FACTS.md, "More ranks than cores").
+ * than cores: docs/platform.md, "More ranks than cores").
  */
 #include <sched.h>
 #include <stdatomic.h>

@@ -23,3 +23,9 @@ else()
 endif()
 
 aot_tool_script(autoopt-netcluster ${CMAKE_CURRENT_LIST_DIR}/autoopt-netcluster.in)
+
+# netcluster-2sw.sh: autoopt-netcluster with two switches of 4 hosts and AUTOOPT_TOPOLOGY, in the
+# form autoopt-bench-coll --netcluster calls (docs/measurements.md, the topology algorithms).
+file(COPY ${CMAKE_CURRENT_LIST_DIR}/netcluster-2sw.sh DESTINATION ${CMAKE_BINARY_DIR}/bin
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                      WORLD_READ WORLD_EXECUTE)

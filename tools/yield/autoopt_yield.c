@@ -5,7 +5,7 @@
  * Part of the measuring equipment, not of libautoopt.  MPICH's ch4:ucx waits by calling
  * ucp_worker_progress() in a loop and never yields the CPU.  With more ranks than cores the
  * spinning ranks steal the time slices of the ranks that would make progress, and an 8 B
- * allreduce on 4 ranks and 2 cores takes ~10 ms instead of ~10 us (shared/FACTS.md, "More
+ * allreduce on 4 ranks and 2 cores takes ~10 ms instead of ~10 us (docs/platform.md, "More
  * ranks than cores").  Any comparison made under those conditions measures the scheduler.
  *
  * Preloaded (LD_PRELOAD=libautoopt-yield.so) this library wraps ucp_worker_progress(), which
