@@ -116,8 +116,8 @@ struct aot_ch_call {
 
 static int aot_ch_member_fn(int fn)
 {
-    return fn == AOT_FN_MPI_Send || fn == AOT_FN_MPI_Ssend || fn == AOT_FN_MPI_Recv ||
-           fn == AOT_FN_MPI_Sendrecv;
+    /* the members a chain can have are the fast functions of wrappers.spec */
+    return fn >= 0 && fn < AOT_FN_COUNT && (aot_function_classes[fn] & AOT_FC_FAST);
 }
 
 /* ---------------------------------------------------------------- paging's requests */

@@ -3,9 +3,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: gen_wrappers.py MPI_PROTO_H WRAPPERS_SPEC OUTDIR
-# writes OUTDIR/aot_functions.h   enum of wrapped functions (AOT_FN_MPI_Send, ...)
+# writes OUTDIR/aot_functions.h   enum of wrapped functions (AOT_FN_MPI_Send, ...) and of the
+#                                 classes wrappers.spec gives them (AOT_FC_ROUTE, ...)
 #        OUTDIR/aot_route.h       prototypes of the hand-written aot_route_<fn> dispatchers
-#        OUTDIR/aot_wrappers.c    the wrappers, the name table and the call-site entry points
+#        OUTDIR/aot_wrappers.c    the wrappers, the name and class tables, the call-site entry
+#                                 points
 #        OUTDIR/inject_mpi.h      the compile-time mpi.h that autoopt-mpicc puts first
 #        OUTDIR/unwrapped.md      the functions left unwrapped, with the reason for each
 import fnmatch
@@ -130,6 +132,24 @@ def read_protos(path):
     return protos
 
 
+# The classes of a wrapped function, each one bit of the generated table aot_function_classes
+# (AOT_FC_<CLASS>), with what the bit means there.  The paging classes (convert, nobuf, reads)
+# tell paging's enter hook what a call may do to the program's buffers; a wrapped function in
+# none of them may write any.
+CLASSES = {
+    "local":   "wrapped and counted; no hooks run",
+    "route":   "dispatched by aot_route_<fn> (intercept/route.c)",
+    "custom":  "wrapped by hand (intercept/init.c)",
+    "site":    "has an autoopt_<fn> call-site entry point",
+    "fast":    "offered to aot_fast_<fn> first; the functions that can be chain members",
+    "convert": "routed to the point-to-point subsystems, which know its buffers",
+    "nobuf":   "reads or writes no buffer of the program",
+    "reads":   "may read buffers of the program, writes none",
+}
+PAGING_CLASSES = ("convert", "nobuf", "reads")
+assert len(CLASSES) <= 8, "aot_function_classes holds an unsigned char per function"
+
+
 def read_spec(path):
     rules = []   # (class, pattern, reason, lineno)
     for lineno, line in enumerate(open(path), 1):
@@ -138,9 +158,9 @@ def read_spec(path):
         if not words:
             continue
         cls = words[0]
-        if cls not in ("skip", "local", "route", "custom", "site", "fast"):
-            sys.exit("%s:%d: unknown class '%s' (expected skip, local, route, custom, site or "
-                     "fast)" % (path, lineno, cls))
+        if cls not in CLASSES and cls != "skip":
+            sys.exit("%s:%d: unknown class '%s' (expected skip, %s)"
+                     % (path, lineno, cls, ", ".join(CLASSES)))
         if len(words) < 2:
             sys.exit("%s:%d: '%s' needs at least one function name" % (path, lineno, cls))
         if cls == "skip" and not reason.strip():
@@ -170,12 +190,24 @@ def main():
         cl = classes_of(p.name, rules)
         kinds = {c for c, _ in cl}
         if "skip" in kinds:
+            if len(kinds) > 1:
+                sys.exit("%s: %s is skipped and also in class %s" % (
+                    spec, p.name, ", ".join(sorted(kinds - {"skip"}))))
             unwrapped.append((p.name, [r for c, r in cl if c == "skip"][0]))
             continue
         if p.ret != "int" or "..." in p.params:
             sys.exit("%s: %s returns '%s' or is variadic: add a skip rule with its reason"
                      % (spec, p.name, p.ret))
+        if "convert" in kinds:
+            kinds.add("route")
         wrapped.append((p, kinds))
+        paging = [c for c in PAGING_CLASSES if c in kinds]
+        if len(paging) > 1:
+            sys.exit("%s: %s is in classes %s: one of them at most" % (spec, p.name,
+                                                                         " and ".join(paging)))
+        if paging and kinds & {"local", "custom"}:
+            sys.exit("%s: %s: class %s needs the hooks: not with local or custom"
+                     % (spec, p.name, paging[0]))
         if "site" in kinds:
             sites.append(p)
         if "route" in kinds:
@@ -194,7 +226,12 @@ def main():
         f.write("enum aot_function {\n")
         for p, _ in wrapped:
             f.write("    AOT_FN_%s,\n" % p.name)
-        f.write("    AOT_FN_COUNT\n};\n#endif\n")
+        f.write("    AOT_FN_COUNT\n};\n\n")
+        f.write("/* The classes wrappers.spec gives a wrapped function: aot_function_classes[AOT_FN_...]\n"
+                " * (in aot_wrappers.c) holds one bit for each. */\nenum aot_function_class {\n")
+        for bit, (cls, meaning) in enumerate(CLASSES.items()):
+            f.write("    AOT_FC_%-8s = 1 << %d,   /* %s */\n" % (cls.upper(), bit, meaning))
+        f.write("};\nextern const unsigned char aot_function_classes[AOT_FN_COUNT];\n#endif\n")
 
     with open(os.path.join(outdir, "aot_route.h"), "w") as f:
         f.write(gen + "#ifndef AOT_ROUTE_H_INCLUDED\n#define AOT_ROUTE_H_INCLUDED\n#include <mpi.h>\n")
@@ -209,6 +246,11 @@ def main():
         f.write("const char *const aot_function_names[AOT_FN_COUNT] = {\n")
         for p, _ in wrapped:
             f.write('    "%s",\n' % p.name)
+        f.write("};\n\n")
+        f.write("const unsigned char aot_function_classes[AOT_FN_COUNT] = {\n")
+        for p, kinds in wrapped:
+            bits = " | ".join("AOT_FC_" + c.upper() for c in CLASSES if c in kinds)
+            f.write("    [AOT_FN_%s] = %s,\n" % (p.name, bits or "0"))
         f.write("};\n\n")
         f.write("/* The wrappers are the library's interface: export them (the rest is hidden). */\n"
                 "#pragma GCC visibility push(default)\n\n")

@@ -23,6 +23,14 @@ static inline size_t aot_pg_min_bytes(void)
     return aot_pg_forced ? 0 : aot_cfg.convert_min;
 }
 
+/* The size rule, for the entry points and for what chains ask: a call is too small to convert
+ * when the larger of its sides (bytes; 0 for a side it lacks or whose peer is MPI_PROC_NULL)
+ * holds fewer than min bytes. */
+static int aot_pg_below_min(size_t sbytes, size_t rbytes, size_t min)
+{
+    return (sbytes > rbytes ? sbytes : rbytes) < min;
+}
+
 /*
  * A call paging would convert: its site's governor decides how it runs now (sites.c).  0 to
  * convert it (c->copy set when its send goes from a copy), or the reason it runs natively:
@@ -124,7 +132,7 @@ int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
         why = AOT_PASS_TOUCHED_AT_ONCE;
     else if (!(why = aot_pg_part_size(&c.s, buf, count, dt))) {
         /* size first: it is one cached lookup, the communicator check three MPI calls */
-        if (c.s.bytes < aot_pg_min_bytes())
+        if (aot_pg_below_min(c.s.bytes, 0, aot_pg_min_bytes()))
             why = AOT_PASS_BELOW_MIN;
         else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.s, AOT_PG_SEND);
@@ -161,7 +169,7 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         why = AOT_PASS_TOUCHED_AT_ONCE;
     else if (!(why = aot_pg_part_size(&c.r, buf, count, dt))) {
         /* a message without data only synchronizes: its completion is its whole effect */
-        if (c.r.bytes < aot_pg_min_bytes() || c.r.bytes == 0)
+        if (aot_pg_below_min(0, c.r.bytes, aot_pg_min_bytes()) || c.r.bytes == 0)
             why = AOT_PASS_BELOW_MIN;
         else if (!(why = aot_pg_comm_check(comm)))
             why = aot_pg_part_prepare(&c.r, AOT_PG_RECV);
@@ -187,7 +195,6 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
                                  MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt)
 {
     int why;
-    size_t bytes = 0;
 
     if (!aot_pg_on)
         return AOT_PASS_DISABLED;
@@ -200,20 +207,16 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
         return AOT_PASS_WILDCARD_STATUS;
     if (aot_pg_site_learned(c->site))
         return AOT_PASS_TOUCHED_AT_ONCE;
-    if (c->has_s) {
-        if ((why = aot_pg_part_size(&c->s, sbuf, scount, sdt)))
-            return why;
-        bytes = c->s.bytes;
-    }
+    if (c->has_s && (why = aot_pg_part_size(&c->s, sbuf, scount, sdt)))
+        return why;
     if (c->has_r) {
         if ((why = aot_pg_part_size(&c->r, rbuf, rcount, rdt)))
             return why;
         if (c->r.bytes == 0)
             return AOT_PASS_BELOW_MIN;      /* a pure synchronization */
-        if (c->r.bytes > bytes)
-            bytes = c->r.bytes;
     }
-    if (bytes < aot_pg_min_bytes())
+    if (aot_pg_below_min(c->has_s ? c->s.bytes : 0, c->has_r ? c->r.bytes : 0,
+                         aot_pg_min_bytes()))
         return AOT_PASS_BELOW_MIN;
     if ((why = aot_pg_comm_check(c->comm)))
         return why;
@@ -334,7 +337,7 @@ int aot_paging_pass_reason(int fn, int scount, MPI_Datatype sdt, int dest, int r
     const int has_s = fn != AOT_FN_MPI_Recv, has_r = fn == AOT_FN_MPI_Recv ||
                                                      fn == AOT_FN_MPI_Sendrecv;
     struct aot_pg_part p;
-    size_t bytes = 0;
+    size_t sbytes = 0, rbytes = 0;
     int why, live_s = has_s && dest != MPI_PROC_NULL, live_r = has_r && source != MPI_PROC_NULL;
 
     /* the checks of aot_paging_send, _recv and aot_pg_sendrecv_check that do not depend on
@@ -350,17 +353,16 @@ int aot_paging_pass_reason(int fn, int scount, MPI_Datatype sdt, int dest, int r
     if (live_s) {
         if ((why = aot_pg_part_size(&p, NULL, scount, sdt)))
             return why;
-        bytes = p.bytes;
+        sbytes = p.bytes;
     }
     if (live_r) {
         if ((why = aot_pg_part_size(&p, NULL, rcount, rdt)))
             return why;
         if (p.bytes == 0)
             return AOT_PASS_BELOW_MIN;
-        if (p.bytes > bytes)
-            bytes = p.bytes;
+        rbytes = p.bytes;
     }
-    return bytes < aot_cfg.convert_min ? AOT_PASS_BELOW_MIN : 0;
+    return aot_pg_below_min(sbytes, rbytes, aot_cfg.convert_min) ? AOT_PASS_BELOW_MIN : 0;
 }
 
 int aot_paging_started(void)
@@ -371,21 +373,19 @@ int aot_paging_started(void)
 int aot_paging_would_convert(int scount, MPI_Datatype sdt, int rcount, MPI_Datatype rdt)
 {
     MPI_Count size = 0;
-    size_t bytes = 0, rbytes;
+    size_t sbytes = 0, rbytes = 0;
 
     if (!aot_cfg.convert)
         return 0;
     if (scount > 0) {
         PMPI_Type_size_x(sdt, &size);
-        bytes = (size_t) size * (size_t) scount;
+        sbytes = (size_t) size * (size_t) scount;
     }
     if (rcount > 0) {
         PMPI_Type_size_x(rdt, &size);
         rbytes = (size_t) size * (size_t) rcount;
-        if (rbytes > bytes)
-            bytes = rbytes;
     }
-    return bytes >= aot_cfg.convert_min;
+    return !aot_pg_below_min(sbytes, rbytes, aot_cfg.convert_min);
 }
 
 void aot_paging_complete(intptr_t lo, intptr_t hi, int write)

@@ -26,7 +26,6 @@ int aot_paging_init(char *err, size_t errlen)
     if (aot_pg_requests_init() != 0 || aot_pg_lazy_init() != 0)
         return aot_pg_fail(err, errlen, "cannot map the request tables");
     aot_stack_main_init();
-    aot_pg_classify_functions();
     aot_pg_layout_init();
     if (aot_pg_handler_install(err, errlen) != 0)
         return -1;

@@ -12,7 +12,7 @@
  *   convert.c    converting one call: its parts, posting, snapshots and shadows, guarding
  *   entry.c      the entry points (send, recv, sendrecv ...): checks, convert or pass through;
  *                the questions chains ask (aot_paging_pass_reason, _would_convert ...)
- *   hooks.c      the enter/leave hooks around other MPI calls, and the function classes
+ *   hooks.c      the enter/leave hooks around other MPI calls (by wrappers.spec's classes)
  *   init.c       init, finalize, the child after fork
  *   syscalls.c   the libc wrappers (read, write, free, munmap, fork ...) that complete or lift
  *                guards before the kernel or the allocator touch guarded memory
@@ -276,8 +276,6 @@ int aot_pg_convert(struct aot_pg_call *c);
 /* ---------------------------------------------------------------- hooks.c */
 
 extern uint64_t aot_pg_epoch;             /* progress-capable MPI calls so far */
-/* Fills the table of function classes the enter hook reads. */
-void aot_pg_classify_functions(void);
 
 /* ---------------------------------------------------------------- init.c */
 

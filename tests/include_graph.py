@@ -16,7 +16,8 @@ A quoted header is looked for as the compiler does: first in the includer's own 
 the folders the build puts on the include path (each module's root, src/include).  The headers
 the build generates (intercept/gen_wrappers.py, in build/generated) belong to intercept/.  One
 of them is allowed everywhere and makes no edge: aot_functions.h is the generated list of MPI
-function ids (AOT_FN_MPI_Send ...), derived from MPICH's mpi_proto.h; it holds no code and
+function ids (AOT_FN_MPI_Send ...), derived from MPICH's mpi_proto.h, with the classes
+wrappers.spec gives them (AOT_FC_*, the table aot_function_classes); it holds no code and
 includes nothing, so it is data every folder may name, like mpi.h (src/aot.h includes it).
 
 With --generated DIR, the generated files there are read too (as files of intercept/).
