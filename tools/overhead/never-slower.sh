@@ -1,0 +1,56 @@
+#!/bin/bash
+# never-slower.sh: the default configuration against native MPI and hand-written code on every
+# example (issue 28's goals table), on shared memory.  Turns within one job where the example
+# supports them (sor, cg, multigrid: the blocking exchange under autoopt, the same code through
+# PMPI_* and the hand-written MPI_Isend code take turns of -b iterations on the same ranks);
+# ring and bucket-sort alternate separate runs, native and under autoopt, REPS times.
+# Every mode runs with the yield-when-idle library when the ranks outnumber the cores.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# usage: tools/overhead/never-slower.sh BUILD_DIR [NP] [REPS]
+set -euo pipefail
+build=$(cd "${1:?usage: never-slower.sh BUILD_DIR [NP] [REPS]}" && pwd)
+np=${2:-4} reps=${3:-3}
+lib=$build/src/libautoopt.so
+yield=""
+[ "$np" -gt "$(nproc)" ] && yield=$build/tools/libautoopt-yield.so
+mpiexec=${MPIEXEC:-mpiexec.mpich}
+ex=$build/examples
+pre_aot=$lib${yield:+:$yield}
+
+echo "# never-slower: $(date -u +%FT%TZ), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
+     "$np ranks, shared memory, $(nproc) cores, yield-when-idle: ${yield:+on}${yield:-off}, load $(cut -d' ' -f1-3 /proc/loadavg)"
+turns() {   # label program args... -> the turn lines and the ratios
+    local label=$1 out
+    shift
+    out=$(env LD_PRELOAD="$pre_aot" "$mpiexec" -n "$np" "$@" 2>&1) || { echo "$out"; exit 1; }
+    echo "$out" | grep -E "checksum=|turn mode=" | sed "s/^/$label: /"
+    echo "$out" | awk -v l="$label" '/turn mode=/ { split($3, m, "="); sub(/@pmpi/, "@pmpi", m[2]);
+        for (i = 1; i <= NF; i++) if ($i ~ /^avg_iter_us=/) { split($i, v, "="); t[m[2]] = v[2] } }
+        END { for (k in t) if (k !~ /@pmpi/) a = t[k];
+              for (k in t) if (k ~ /@pmpi/ && k !~ /^isend|^overlap/) n = t[k];
+              for (k in t) if (k ~ /^isend@pmpi/) h = t[k];
+              printf "%s: default/native %.3f  isend/native %.3f\n", l, a / n, h / n }'
+}
+for n in 128 256 512 1024 2048; do
+    case $n in 128) i=4000 ;; 256) i=2000 ;; 512) i=1000 ;; 1024) i=300 ;; *) i=100 ;; esac
+    turns "sor n=$n" "$ex/sor" -n "$n" -i "$i" -m sendrecv,sendrecv@pmpi,isend@pmpi -b 10
+done
+turns "cg" "$ex/cg" -i 600 -m send,send@pmpi,isend@pmpi -b 10
+turns "multigrid" "$ex/multigrid" -i 60 -m sendrecv,sendrecv@pmpi,isend@pmpi -b 5
+
+field() { echo "$2" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+alternate() {   # label field program args...: native and autoopt runs, alternating
+    local label=$1 f=$2 a n line
+    shift 2
+    for r in $(seq 1 "$reps"); do
+        line=$(env ${yield:+LD_PRELOAD=$yield} "$mpiexec" -n "$np" "$@" | grep "$f=")
+        n=$(field "$f" "$line")
+        line=$(env LD_PRELOAD="$pre_aot" "$mpiexec" -n "$np" "$@" | grep "$f=")
+        a=$(field "$f" "$line")
+        echo "$label: rep $r native $n autoopt $a ratio $(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')"
+    done
+}
+alternate "ring 64 KiB" us_per_pass "$ex/ring" -s 65536 -i 400
+alternate "ring 1 MiB" us_per_pass "$ex/ring" -s 1048576 -i 60
+alternate "bucket-sort" avg_iter_us "$ex/bucket-sort" -i 50
