@@ -490,6 +490,8 @@ struct aot_ch_run {
     uint64_t t_start;               /* ns, start of the previous occurrence (0: none) */
     int mode;                       /* the mode of the occurrence running or just started */
     int fresh;                      /* mode chosen for a start the fast path declined */
+    uint64_t min_ns;                /* shortest period seen, and whether the latest one was */
+    int skipped;                    /* not given to the governor (aot_explore_interrupted) */
     uint64_t runs[AOT_CHM_N];       /* occurrences per mode */
 };
 
@@ -556,7 +558,10 @@ static int aot_ch_occurrence(struct aot_ch_chain *c)
         r->mode = aot_ch_forced;
     } else {
         now = aot_now_ns();
-        r->mode = r->t_start ? aot_gov_period(&r->gov, now - r->t_start) : aot_gov_mode(&r->gov);
+        r->mode = r->t_start && !aot_explore_interrupted(&r->min_ns, &r->skipped,
+                                                         now - r->t_start)
+                      ? aot_gov_period(&r->gov, now - r->t_start)
+                      : aot_gov_mode(&r->gov);
         if (aot_gov_decided(&r->gov)) {
             aot_explore_release(c);
             r->t_start = now;

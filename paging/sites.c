@@ -30,6 +30,8 @@ struct aot_pg_site {
     struct aot_gov gov;
     uint64_t t_start;         /* ns, the previous call here (0: no period to measure) */
     int mode;                 /* the mode of the latest call */
+    uint64_t min_ns;          /* shortest period seen; the latest was an interruption */
+    int skipped;              /* (aot_explore_interrupted) */
     uint64_t runs[AOT_PG_NMODES];
     struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
@@ -145,7 +147,9 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes)
     if (!s->governed)
         aot_pg_site_govern_init(s, fn, copy_ok, bytes);
     now = aot_now_ns();
-    mode = s->t_start ? aot_gov_period(&s->gov, now - s->t_start) : aot_gov_mode(&s->gov);
+    mode = s->t_start && !aot_explore_interrupted(&s->min_ns, &s->skipped, now - s->t_start)
+               ? aot_gov_period(&s->gov, now - s->t_start)
+               : aot_gov_mode(&s->gov);
     if (aot_gov_decided(&s->gov)) {
         aot_explore_release(s);
         s->t_start = now;

@@ -92,6 +92,12 @@ void aot_stats_pass(int fn, enum aot_pass_reason reason);
  * Called on the thread that calls MPI. */
 int aot_explore_turn(const void *who, uint64_t now_ns);
 void aot_explore_release(const void *who);
+/* Whether a period is an interruption rather than what the mode costs: more than 8 times the
+ * shortest period seen (*min_ns, updated) and not right after another such period (*skipped,
+ * updated): the program did other work between two occurrences (another phase, output, a
+ * benchmark's other turns).  Such a period is not given to the governor; a second one in a
+ * row is (a mode that slows every period is measured, at the cost of one period). */
+int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t aot_now_ns(void);
 

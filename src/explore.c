@@ -16,6 +16,9 @@ static struct {
  * ran it ended) before its exploration did. */
 #define AOT_EXPLORE_STALE_NS 100000000u
 
+/* A period this many times the shortest one seen is taken for an interruption. */
+#define AOT_EXPLORE_INTERRUPT 8
+
 int aot_explore_turn(const void *who, uint64_t now_ns)
 {
     if (aot_explore.owner && aot_explore.owner != who &&
@@ -30,4 +33,16 @@ void aot_explore_release(const void *who)
 {
     if (aot_explore.owner == who)
         aot_explore.owner = NULL;
+}
+
+int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns)
+{
+    if (!*min_ns || period_ns < *min_ns)
+        *min_ns = period_ns;
+    if (period_ns > AOT_EXPLORE_INTERRUPT * *min_ns && !*skipped) {
+        *skipped = 1;
+        return 1;
+    }
+    *skipped = 0;
+    return 0;
 }
