@@ -149,19 +149,15 @@ void aot_gov_init(struct aot_gov *g, const struct aot_gov_params *p)
 }
 
 /* What a candidate must be able to lose before it may start: a period like its latest
- * window's typical one, at least a tenth of native's period; for one never run, the whole
- * allowance and its prior when it has one, else (nothing bounds its cost yet) twice the
- * typical loss of the worst mode seen; at least its prior. */
+ * window's typical one, at least a tenth of native's period; for one never run (nothing bounds
+ * its cost yet), the whole allowance and twice the typical loss of the worst mode seen; its
+ * prior. */
 static double aot_gov_need(const struct aot_gov *g, int k)
 {
     double need = 0.1 * g->nat_level;
 
     if (g->m[k].ran) {
         need = fmax(need, g->m[k].loss_last);
-    } else if (g->m[k].prior_ns >= 0) {
-        /* never run, but calibrated: its own expected cost bounds it, not another mode's
-         * worst period (which one interruption can make huge) */
-        need = g->p.allowance * g->nat_level + g->m[k].prior_ns;
     } else {
         double worst = 0;
         for (int j = 1; j < g->p.nmodes; j++)
