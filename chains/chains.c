@@ -487,11 +487,9 @@ static const char *const aot_ch_mode_names[AOT_CHM_N] = { "native", "copied", "g
 
 struct aot_ch_run {
     struct aot_gov gov;
-    uint64_t t_start;               /* ns, start of the previous occurrence (0: none) */
+    struct aot_explore_clock clock; /* the previous start, for the period (aot_explore_next) */
     int mode;                       /* the mode of the occurrence running or just started */
     int fresh;                      /* mode chosen for a start the fast path declined */
-    uint64_t min_ns;                /* shortest period seen, and whether the latest one was */
-    int skipped;                    /* not given to the governor (aot_explore_interrupted) */
     uint64_t runs[AOT_CHM_N];       /* occurrences per mode */
 };
 
@@ -546,7 +544,6 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
 static int aot_ch_occurrence(struct aot_ch_chain *c)
 {
     struct aot_ch_run *r = c->run ? c->run : aot_ch_run_new(c);
-    uint64_t now;
 
     if (!r)
         return AOT_CHM_NATIVE;
@@ -554,25 +551,7 @@ static int aot_ch_occurrence(struct aot_ch_chain *c)
         r->fresh = 0;
         return r->mode;
     }
-    if (aot_ch_forced >= 0) {
-        r->mode = aot_ch_forced;
-    } else {
-        now = aot_now_ns();
-        r->mode = r->t_start && !aot_explore_interrupted(&r->min_ns, &r->skipped,
-                                                         now - r->t_start)
-                      ? aot_gov_period(&r->gov, now - r->t_start)
-                      : aot_gov_mode(&r->gov);
-        if (aot_gov_decided(&r->gov)) {
-            aot_explore_release(c);
-            r->t_start = now;
-        } else if (aot_explore_turn(c, now)) {
-            r->t_start = now;
-        } else {
-            /* another governor explores: run natively, and feed no period until our turn */
-            r->mode = AOT_CHM_NATIVE;
-            r->t_start = 0;
-        }
-    }
+    r->mode = aot_ch_forced >= 0 ? aot_ch_forced : aot_explore_next(&r->gov, c, &r->clock);
     r->runs[r->mode]++;
     if (r->mode == AOT_CHM_COPY)
         AOT_CH_COUNT(runs_copied, 1);
@@ -727,13 +706,10 @@ static void aot_ch_stats_json(FILE *f)
             snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
         else
             aot_gov_reason(&c->run->gov, aot_ch_mode_names, why, sizeof(why));
-        for (char *q = why; *q; q++)
-            if (*q == '"' || *q == '\\' || (unsigned char) *q < 0x20)
-                *q = ' ';
         fprintf(f, "%s\n    {\"chain\": %u, \"members\": %d, \"mode\": \"%s\", "
                    "\"runs\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
                    "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
-                   "\"why\": \"%s\"}",
+                   "\"why\": ",
                 first ? "" : ",", c->id, c->n,
                 aot_ch_mode_names[aot_ch_forced >= 0 ? c->run->mode
                                                      : aot_gov_choice(&c->run->gov)],
@@ -741,7 +717,9 @@ static void aot_ch_stats_json(FILE *f)
                 (unsigned long long) c->run->runs[2],
                 aot_gov_median_ns(&c->run->gov, 0) / 1e3,
                 aot_gov_median_ns(&c->run->gov, 1) / 1e3,
-                aot_gov_median_ns(&c->run->gov, 2) / 1e3, why);
+                aot_gov_median_ns(&c->run->gov, 2) / 1e3);
+        aot_stats_json_string(f, why);
+        fputc('}', f);
         first = 0;
     }
     fprintf(f, "%s]", first ? "" : "\n  ");

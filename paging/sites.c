@@ -28,10 +28,8 @@ struct aot_pg_site {
     int fn;                   /* the function first called here */
     int governed;             /* gov is set up */
     struct aot_gov gov;
-    uint64_t t_start;         /* ns, the previous call here (0: no period to measure) */
+    struct aot_explore_clock clock;  /* the previous call here (aot_explore_next) */
     int mode;                 /* the mode of the latest call */
-    uint64_t min_ns;          /* shortest period seen; the latest was an interruption */
-    int skipped;              /* (aot_explore_interrupted) */
     uint64_t runs[AOT_PG_NMODES];
     struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
@@ -126,7 +124,6 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
 int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes)
 {
     struct aot_pg_site *s;
-    uint64_t now;
     int mode;
 
     if (aot_pg_site_forced >= 0) {
@@ -146,19 +143,7 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes)
         return AOT_PG_M_NATIVE;
     if (!s->governed)
         aot_pg_site_govern_init(s, fn, copy_ok, bytes);
-    now = aot_now_ns();
-    mode = s->t_start && !aot_explore_interrupted(&s->min_ns, &s->skipped, now - s->t_start)
-               ? aot_gov_period(&s->gov, now - s->t_start)
-               : aot_gov_mode(&s->gov);
-    if (aot_gov_decided(&s->gov)) {
-        aot_explore_release(s);
-        s->t_start = now;
-    } else if (aot_explore_turn(s, now)) {
-        s->t_start = now;
-    } else {
-        mode = AOT_PG_M_NATIVE;        /* another governor explores: no period until our turn */
-        s->t_start = 0;
-    }
+    mode = aot_explore_next(&s->gov, s, &s->clock);
     if (mode == AOT_PG_M_COPY && !copy_ok)
         mode = AOT_PG_M_NATIVE;        /* this call has nothing to copy */
     s->mode = mode;
@@ -230,23 +215,21 @@ static void aot_pg_sites_json(FILE *f)
             continue;
         aot_pg_site_where(s, where, sizeof(where));
         aot_pg_site_why(s, why, sizeof(why));
-        for (char *q = why; *q; q++)
-            if (*q == '"' || *q == '\\' || (unsigned char) *q < 0x20)
-                *q = ' ';
-        for (char *q = where; *q; q++)
-            if (*q == '"' || *q == '\\' || (unsigned char) *q < 0x20)
-                *q = ' ';
-        fprintf(f, "%s\n    {\"function\": \"%s\", \"site\": \"%s\", \"mode\": \"%s\", "
+        fprintf(f, "%s\n    {\"function\": \"%s\", \"site\": ", first ? "" : ",",
+                aot_function_names[s->fn]);
+        aot_stats_json_string(f, where);
+        fprintf(f, ", \"mode\": \"%s\", "
                    "\"calls\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
                    "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
-                   "\"why\": \"%s\"}",
-                first ? "" : ",", aot_function_names[s->fn], where,
+                   "\"why\": ",
                 aot_pg_mode_names[aot_pg_site_shown_mode(s)],
                 (unsigned long long) s->runs[0], (unsigned long long) s->runs[1],
                 (unsigned long long) s->runs[2],
                 s->governed ? aot_gov_median_ns(&s->gov, 0) / 1e3 : 0.0,
                 s->governed ? aot_gov_median_ns(&s->gov, 1) / 1e3 : 0.0,
-                s->governed ? aot_gov_median_ns(&s->gov, 2) / 1e3 : 0.0, why);
+                s->governed ? aot_gov_median_ns(&s->gov, 2) / 1e3 : 0.0);
+        aot_stats_json_string(f, why);
+        fputc('}', f);
         first = 0;
     }
     fprintf(f, "%s]", first ? "" : "\n  ");

@@ -92,12 +92,18 @@ void aot_stats_pass(int fn, enum aot_pass_reason reason);
  * Called on the thread that calls MPI. */
 int aot_explore_turn(const void *who, uint64_t now_ns);
 void aot_explore_release(const void *who);
-/* Whether a period is an interruption rather than what the mode costs: more than 8 times the
- * shortest period seen (*min_ns, updated) and not right after another such period (*skipped,
- * updated): the program did other work between two occurrences (another phase, output, a
- * benchmark's other turns).  Such a period is not given to the governor; a second one in a
- * row is (a mode that slows every period is measured, at the cost of one period). */
-int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns);
+/* What the caller of a governor keeps beside it: the start of the previous occurrence (0: no
+ * period to measure) and aot_explore_interrupted's state. */
+struct aot_explore_clock {
+    uint64_t t_start;
+    uint64_t min_ns;
+    int skipped;
+};
+/* An occurrence of who (a chain, a call site) starts now: the period since the previous one
+ * goes to its governor g unless it was an interruption; the mode to run it in is returned, and
+ * native (0) while another governor explores (no period is fed until who has its turn). */
+struct aot_gov;
+int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t aot_now_ns(void);
 
@@ -324,6 +330,8 @@ void aot_stats_report(void);
  * JSON value of member `key`.  Both run on rank 0 only, inside aot_stats_report; whatever they
  * print must be gathered before it (at most 4 sections). */
 void aot_stats_section(const char *key, void (*text)(FILE *f), void (*json)(FILE *f));
+/* s as a JSON string, quoted and escaped (for the sections' json functions). */
+void aot_stats_json_string(FILE *f, const char *s);
 double aot_now(void);
 
 #endif /* AOT_H_INCLUDED */

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "aot.h"
+#include "aot_govern.h"
 
 static struct {
     const void *owner;          /* the governor exploring now, NULL: nobody */
@@ -35,7 +36,12 @@ void aot_explore_release(const void *who)
         aot_explore.owner = NULL;
 }
 
-int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns)
+/* Whether a period is an interruption rather than what the mode costs: more than 8 times the
+ * shortest period seen (*min_ns, updated) and not right after another such period (*skipped,
+ * updated): the program did other work between two occurrences (another phase, output, a
+ * benchmark's other turns).  Such a period is not given to the governor; a second one in a
+ * row is (a mode that slows every period is measured, at the cost of one period). */
+static int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns)
 {
     if (!*min_ns || period_ns < *min_ns)
         *min_ns = period_ns;
@@ -45,4 +51,23 @@ int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns)
     }
     *skipped = 0;
     return 0;
+}
+
+int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k)
+{
+    const uint64_t now = aot_now_ns();
+    int mode = k->t_start && !aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start)
+                   ? aot_gov_period(g, now - k->t_start)
+                   : aot_gov_mode(g);
+
+    if (aot_gov_decided(g)) {
+        aot_explore_release(who);
+        k->t_start = now;
+    } else if (aot_explore_turn(who, now)) {
+        k->t_start = now;
+    } else {
+        mode = 0;                       /* another governor explores: native, no period fed */
+        k->t_start = 0;
+    }
+    return mode;
 }

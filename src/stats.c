@@ -191,7 +191,7 @@ static void aot_stats_print(const struct aot_stats_sum *s, FILE *f)
         aot_sections[i].text(f);
 }
 
-static void aot_json_string(FILE *f, const char *s)
+void aot_stats_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -239,7 +239,7 @@ static void aot_stats_json(const struct aot_stats_sum *s, FILE *f)
         char key[256];
         snprintf(key, sizeof(key), "%s.%s", aot_named_keys[i].group, aot_named_keys[i].name);
         fprintf(f, "%s\n    ", first ? "" : ",");
-        aot_json_string(f, key);
+        aot_stats_json_string(f, key);
         fprintf(f, ": %llu", (unsigned long long) s->named[i]);
         first = 0;
     }
@@ -257,7 +257,7 @@ static void aot_stats_json(const struct aot_stats_sum *s, FILE *f)
     }
     for (int i = 0; i < aot_nsections; i++) {
         fprintf(f, ",\n  ");
-        aot_json_string(f, aot_sections[i].key);
+        aot_stats_json_string(f, aot_sections[i].key);
         fprintf(f, ": ");
         aot_sections[i].json(f);
     }
