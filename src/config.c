@@ -83,8 +83,9 @@ const struct aot_config_var aot_config_vars[] = {
 const size_t aot_config_nvars = sizeof(aot_config_vars) / sizeof(aot_config_vars[0]);
 
 /* Variables read by the measuring tools, not by the library; known so they are not reported. */
-static const char *const aot_tool_vars[] = {"AUTOOPT_YIELD_SPINS", "AUTOOPT_BUILD", "AUTOOPT_MPICC",
-                                          "AUTOOPT_MPICXX", NULL};
+static const char *const aot_tool_vars[] = {"AUTOOPT_YIELD_SPINS", "AUTOOPT_YIELD_GAP_US",
+                                          "AUTOOPT_BUILD", "AUTOOPT_MPICC", "AUTOOPT_MPICXX",
+                                          NULL};
 
 struct aot_parser {
     aot_env_lookup lookup;
