@@ -28,20 +28,24 @@ static const char aot_usage[] =
 "DESCRIPTION\n"
 "    libautoopt reads its settings from environment variables, once, in MPI_Init on every\n"
 "    rank. autoopt-settings shows them as the library itself knows them: it is built from\n"
-"    the same table (src/settings.def) and parses values with the same code, so what it\n"
-"    accepts and rejects is what MPI_Init accepts and rejects.\n"
+"    the same table (src/settings.def) and parses values with the same code, so the form\n"
+"    of a value it rejects is one MPI_Init rejects, with the same message. MPI_Init checks\n"
+"    more than the form, later and with MPI: that a forced algorithm exists, that a tuning\n"
+"    or topology file reads, that the trace directory can be made, and that the ranks agree.\n"
 "\n"
 "    --list (the default) prints each setting with its type (integer, bytes, choice, text\n"
 "    or special), the values it takes, its default, what must agree between the ranks of a\n"
 "    job, a line of help, an example, and its value in the current environment. A value that\n"
-"    MPI_Init would refuse is shown with the reason. NAME (AUTOOPT_VERBOSE, or VERBOSE)\n"
-"    limits the list to those settings.\n"
+"    MPI_Init would refuse is shown with the reason (the listing itself exits 0). The\n"
+"    variables read by autoopt's measuring tools, not by the library, come last. NAME\n"
+"    (AUTOOPT_VERBOSE, or VERBOSE) limits the list to those settings.\n"
 "\n"
 "OPTIONS\n"
 "    --list      list the settings (the default); with NAMEs, only those.\n"
 "    --check     parse the current environment as MPI_Init does: print the one-line error\n"
-"                MPI_Init would stop with and exit 1, or print \"ok\" and exit 0. AUTOOPT_*\n"
-"                names the library does not know are reported as warnings, as MPI_Init does.\n"
+"                MPI_Init would stop with and exit 1, or print \"ok\" and exit 0 (the checks\n"
+"                above that need MPI or files are not made). AUTOOPT_* names the library\n"
+"                does not know are reported as warnings, as MPI_Init does.\n"
 "    --markdown  print the settings table of README.md (between its \"settings\" markers).\n"
 "    --help      print this text.\n"
 "    --version   print the version of autoopt this was built with.\n"
@@ -117,6 +121,23 @@ static void aot_list_one(size_t i)
         printf("    current: %s\n", aot_quote_str(v, q, sizeof(q)));
 }
 
+static void aot_list_tool(const struct aot_config_tool_var *t)
+{
+    printf("%s\n    read by the measuring tools, not by the library: ", t->name);
+    aot_put_plain(t->help);
+    putchar('\n');
+}
+
+/* The tools' variable NAME (with or without "AUTOOPT_"), or NULL. */
+static const struct aot_config_tool_var *aot_tool_var(const char *name)
+{
+    for (size_t i = 0; i < aot_config_tool_nvars; i++)
+        if (strcmp(aot_config_tool_vars[i].name, name) == 0
+            || strcmp(aot_config_tool_vars[i].name + 8, name) == 0)
+            return &aot_config_tool_vars[i];
+    return NULL;
+}
+
 static int aot_list(char **names, int n)
 {
     int status = 0;
@@ -124,23 +145,20 @@ static int aot_list(char **names, int n)
     if (n == 0) {
         for (size_t i = 0; i < aot_config_nvars; i++)
             aot_list_one(i);
-        printf("\nRead by the measuring tools, not by the library:\n");
-        for (size_t i = 0; i < aot_config_tool_nvars; i++) {
-            printf("%s: ", aot_config_tool_vars[i].name);
-            aot_put_plain(aot_config_tool_vars[i].help);
-            putchar('\n');
-        }
+        for (size_t i = 0; i < aot_config_tool_nvars; i++)
+            aot_list_tool(&aot_config_tool_vars[i]);
         return 0;
     }
     for (int k = 0; k < n; k++) {
         const char *want = names[k];
-        size_t i;
-        if (strncmp(want, "AUTOOPT_", 8) != 0)
-            for (i = 0; i < aot_config_nvars && strcmp(aot_config_vars[i].name + 8, want); i++)
-                ;
-        else
-            for (i = 0; i < aot_config_nvars && strcmp(aot_config_vars[i].name, want); i++)
-                ;
+        size_t i = 0;
+        while (i < aot_config_nvars && strcmp(aot_config_vars[i].name, want) != 0
+               && strcmp(aot_config_vars[i].name + 8, want) != 0)
+            i++;
+        if (i == aot_config_nvars && aot_tool_var(want)) {
+            aot_list_tool(aot_tool_var(want));
+            continue;
+        }
         if (i == aot_config_nvars) {
             fprintf(stderr, "autoopt-settings: %s: not a setting of the library "
                     "(autoopt-settings --list shows them)\n", want);
@@ -164,7 +182,7 @@ static int aot_check(void)
         fprintf(stderr, "autoopt-settings: %s\n", err);
         return 1;
     }
-    printf("ok: MPI_Init would accept these settings\n");
+    printf("ok: every AUTOOPT_* value has a form MPI_Init accepts\n");
     return 0;
 }
 
