@@ -148,6 +148,9 @@ int aot_config_parse_one(size_t i, const char *value, struct aot_config *cfg, ch
 const char *aot_config_agree_text(size_t i, aot_env_lookup lookup, void *arg);
 extern const struct aot_config_var aot_config_vars[];
 extern const size_t aot_config_nvars;
+/* The most settings the ranks compare at MPI_Init (runtime.c); test_config checks the table
+ * stays within it. */
+#define AOT_CONFIG_MAX_VARS 64
 extern const struct aot_config_tool_var aot_config_tool_vars[];
 extern const size_t aot_config_tool_nvars;
 
