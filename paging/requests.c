@@ -196,7 +196,11 @@ void aot_pg_progress(void)
             continue;               /* retired already (waited for meanwhile) */
         if (aot_pg_reqs[i].guarded) {
             AOT_PG_COUNT(progress_retired, 1);
-            if (aot_pg_reqs[i].site)
+            /* evidence that the site does not touch at once only when the program made
+             * another MPI call without touching; a request that completed within its own call
+             * (before the program could touch it) says nothing either way, so how fast the
+             * message came does not decide what is learned */
+            if (aot_pg_reqs[i].site && aot_pg_reqs[i].epoch != aot_pg_epoch)
                 aot_pg_site_untouched(aot_pg_reqs[i].site);
         }
         aot_pg_retire(i);
