@@ -1,6 +1,7 @@
 /*
  * For the exchange files that are compiled a second time with EX_PMPI defined
- * (sor_exchange_pmpi.c, cg_exchange_pmpi.c, multigrid_exchange_pmpi.c): their MPI calls become
+ * (sor_exchange_pmpi.c, cg_exchange_pmpi.c, multigrid_exchange_pmpi.c, ring_pass_pmpi.c):
+ * their MPI calls become
  * calls of MPI's profiling entry points, which a tool that intercepts MPI_* (autoopt, by
  * LD_PRELOAD or by its compile-time mpi.h) does not see.  In MPICH MPI_Isend is a weak alias
  * of PMPI_Isend, so that is native MPI even with autoopt loaded.
@@ -18,6 +19,7 @@
 #undef MPI_Irecv
 #undef MPI_Isend
 #undef MPI_Send
+#undef MPI_Recv
 #undef MPI_Wait
 #undef MPI_Waitall
 #undef MPI_Allreduce
@@ -25,6 +27,7 @@
 #define MPI_Irecv PMPI_Irecv
 #define MPI_Isend PMPI_Isend
 #define MPI_Send PMPI_Send
+#define MPI_Recv PMPI_Recv
 #define MPI_Wait PMPI_Wait
 #define MPI_Waitall PMPI_Waitall
 #define MPI_Allreduce PMPI_Allreduce

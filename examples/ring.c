@@ -9,15 +9,18 @@
  * sends that: the send buffer is rewritten before every send, which a transparent optimizer
  * has to notice.
  *
- * Blocking sends around a ring can deadlock, so even ranks send first and odd ranks receive
- * first (for any number of ranks >= 2 some rank is always receiving).  One rank has no
- * neighbour but itself: it uses MPI_Sendrecv, which cannot deadlock with itself.
+ * A pass is blocking (ring_pass.c: even ranks send first, odd ranks receive first) or the
+ * hand-written MPI_Irecv + MPI_Isend + MPI_Waitall (-m isend).  With several modes
+ * (-m blocking,blocking@pmpi,isend@pmpi) they take turns of -b passes on the same buffers, as
+ * sor, cg and multigrid do (turns.h); the pattern goes on from turn to turn.
  *
  * Rank 0 prints
  *   ring: procs=4 bytes=1048576 passes=20 us_per_pass=812.5 mb_per_s=1290.5
  *   ring: ok
  * us_per_pass is the slowest rank's wall time per pass (send, receive, check and change) and
- * mb_per_s the bytes one rank received per second.
+ * mb_per_s the bytes one rank received per second.  With several modes the first line says
+ * mode=A,B turn=T iters=I and a line per mode follows:
+ *   ring: turn mode=blocking@pmpi iters=20 avg_iter_us=815.0
  * Exit status: 0 passed, 1 wrong data arrived, 2 bad command line.
  */
 #include <stdio.h>
@@ -27,31 +30,43 @@
 #include <mpi.h>
 
 #include "common.h"
+#include "ring.h"
+#include "turns.h"
+
+static const char *const ring_mode_names[] = { "blocking", "isend", NULL };
+static const char *const ring_mode_summaries[] = {
+    "blocking MPI_Send/MPI_Recv (default)",
+    "MPI_Irecv + MPI_Isend + MPI_Waitall",
+};
 
 struct ring_options {
     long bytes;
-    int passes;
+    struct ex_turns t;          /* -i passes of each mode, -m, -b */
 };
 
 static void ring_usage(void)
 {
     if (ex_rank != 0)
         return;
-    printf("usage: ring [-s BYTES] [-i PASSES] [-h]\n"
+    printf("usage: ring [-s BYTES] [-i PASSES] [-m MODE[,MODE...]] [-b TURN] [-h]\n"
            "Passes a buffer around the ring of processes with MPI_Send/MPI_Recv, checking\n"
            "and changing it between passes.\n"
-           "  -s BYTES   buffer size, suffix K, M or G allowed (default 1M)\n"
-           "  -i PASSES  passes (default 20)\n"
-           "  -h         show this help\n");
+           "  -s BYTES  buffer size, suffix K, M or G allowed (default 1M)\n"
+           "  -i PASSES passes (of each mode; default 20)\n"
+           "  -m MODE   how a pass is made:\n");
+    ex_usage_modes(ring_mode_names, ring_mode_summaries);
+    printf("  -h        show this help\n");
 }
 
 static int ring_parse(int argc, char **argv, struct ring_options *o)
 {
     int c;
 
-    *o = (struct ring_options) { .bytes = 1L << 20, .passes = 20 };
+    *o = (struct ring_options) { .bytes = 1L << 20,
+                                 .t = { .names = ring_mode_names, .npicks = 1, .iters = 20,
+                                        .turn = 50 } };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":s:i:h")) != -1) {
+    while ((c = getopt(argc, argv, ":s:i:m:b:h")) != -1) {
         int rc = 0;
 
         switch (c) {
@@ -59,7 +74,13 @@ static int ring_parse(int argc, char **argv, struct ring_options *o)
             rc = ex_parse_bytes(c, optarg, 1, INT_MAX, &o->bytes);
             break;
         case 'i':
-            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->passes);
+            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.iters);
+            break;
+        case 'm':
+            rc = ex_parse_modes(optarg, &o->t);
+            break;
+        case 'b':
+            rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.turn);
             break;
         case 'h':
             ring_usage();
@@ -70,7 +91,8 @@ static int ring_parse(int argc, char **argv, struct ring_options *o)
         if (rc != 0)
             return rc;
     }
-    return ex_no_operands(argc, argv, optind);
+    c = ex_no_operands(argc, argv, optind);
+    return c != EX_RUN ? c : ex_turns_check(&o->t);
 }
 
 /* Byte k of the buffer that started on rank @origin, as it arrives in pass @pass. */
@@ -79,13 +101,41 @@ static unsigned char ring_pattern(int origin, int pass, long k)
     return (unsigned char) (k * 131 + (k >> 8) + origin * 17 + pass);
 }
 
+/* The ring's state across passes and turns. */
+struct ring_run {
+    struct ring_state st;
+    int pass;                   /* passes made so far, over all modes */
+    long errors;
+};
+
+/* One pass in the pick's mode, then the check of what arrived and the change passed on. */
+static void ring_step(void *ctx, const struct ex_pick *pick)
+{
+    struct ring_run *r = ctx;
+    struct ring_state *s = &r->st;
+    int origin = ((s->rank - 1 - r->pass) % s->size + s->size) % s->size;
+    long bad = 0;
+
+    (pick->pmpi ? ring_passes_pmpi : ring_passes)[pick->mode](s);
+    for (long k = 0; k < s->bytes; k++) {
+        if (s->rbuf[k] != ring_pattern(origin, r->pass, k)) {
+            if (bad++ == 0)
+                fprintf(stderr, "ring: rank %d pass %d: byte %ld is %u, expected %u\n",
+                        s->rank, r->pass, k, s->rbuf[k], ring_pattern(origin, r->pass, k));
+        }
+        s->sbuf[k] = (unsigned char) (s->rbuf[k] + 1);
+    }
+    r->errors += bad;
+    r->pass++;
+}
+
 int main(int argc, char **argv)
 {
     struct ring_options o;
-    int rank, size, left, right, status;
-    long errors = 0;
-    unsigned char *sbuf, *rbuf;
-    double t, tmax;
+    struct ring_run r = { .pass = 0 };
+    struct ring_state *s = &r.st;
+    int rank, size, status;
+    double spent[EX_MAX_MODES];
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -97,61 +147,39 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    left = (rank + size - 1) % size;
-    right = (rank + 1) % size;
-    sbuf = malloc((size_t) o.bytes);
-    rbuf = malloc((size_t) o.bytes);
-    if (sbuf == NULL || rbuf == NULL) {
+    *s = (struct ring_state) { .bytes = (int) o.bytes, .rank = rank, .size = size,
+                               .left = (rank + size - 1) % size, .right = (rank + 1) % size };
+    s->sbuf = malloc((size_t) o.bytes);
+    s->rbuf = malloc((size_t) o.bytes);
+    if (s->sbuf == NULL || s->rbuf == NULL) {
         fprintf(stderr, "ring: rank %d: out of memory for %ld bytes\n", rank, o.bytes);
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     }
     for (long k = 0; k < o.bytes; k++)
-        sbuf[k] = ring_pattern(rank, 0, k);     /* what the right neighbour gets in pass 0 */
+        s->sbuf[k] = ring_pattern(rank, 0, k);  /* what the right neighbour gets in pass 0 */
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    t = MPI_Wtime();
-    for (int pass = 0; pass < o.passes; pass++) {
-        int origin = ((rank - 1 - pass) % size + size) % size;
-        long bad = 0;
+    if (ex_run_turns(MPI_COMM_WORLD, &o.t, ring_step, &r, NULL, spent) != 0)
+        MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
+    MPI_Allreduce(MPI_IN_PLACE, &r.errors, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 
-        if (size == 1) {
-            MPI_Sendrecv(sbuf, (int) o.bytes, MPI_BYTE, right, 0, rbuf, (int) o.bytes,
-                         MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else if (rank % 2 == 0) {
-            MPI_Send(sbuf, (int) o.bytes, MPI_BYTE, right, 0, MPI_COMM_WORLD);
-            MPI_Recv(rbuf, (int) o.bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(rbuf, (int) o.bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(sbuf, (int) o.bytes, MPI_BYTE, right, 0, MPI_COMM_WORLD);
-        }
-        /* Check what arrived, then pass it on changed. */
-        for (long k = 0; k < o.bytes; k++) {
-            if (rbuf[k] != ring_pattern(origin, pass, k)) {
-                if (bad++ == 0)
-                    fprintf(stderr, "ring: rank %d pass %d: byte %ld is %u, expected %u\n",
-                            rank, pass, k, rbuf[k], ring_pattern(origin, pass, k));
-            }
-            sbuf[k] = (unsigned char) (rbuf[k] + 1);
-        }
-        errors += bad;
-    }
-    t = MPI_Wtime() - t;
-    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-
-    status = errors == 0 ? EX_OK : EX_FAILED;
+    status = r.errors == 0 ? EX_OK : EX_FAILED;
     if (rank == 0) {
-        double per_pass = tmax / o.passes;
+        double per_pass = spent[0] / o.t.iters;
 
-        printf("ring: procs=%d bytes=%ld passes=%d us_per_pass=%.1f mb_per_s=%.1f\n", size,
-               o.bytes, o.passes, per_pass * 1e6, o.bytes / per_pass / 1e6);
+        printf("ring: procs=%d bytes=%ld", size, o.bytes);
+        if (o.t.npicks == 1)
+            printf(" passes=%d us_per_pass=%.1f mb_per_s=%.1f\n", o.t.iters, per_pass * 1e6,
+                   o.bytes / per_pass / 1e6);
+        else
+            ex_print_timing(&o.t, spent), putchar('\n');
+        ex_print_turn_lines(&o.t, spent);
         if (status == EX_OK)
             printf("ring: ok\n");
         else
-            fprintf(stderr, "ring: FAILED: %ld bytes differed from what was sent\n", errors);
+            fprintf(stderr, "ring: FAILED: %ld bytes differed from what was sent\n", r.errors);
     }
-    free(sbuf);
-    free(rbuf);
+    free(s->sbuf);
+    free(s->rbuf);
     MPI_Finalize();
     return status;
 }

@@ -1,10 +1,11 @@
 #!/bin/bash
 # never-slower.sh: the default configuration against native MPI and hand-written code on every
 # example (issue 28's goals table), on shared memory.  Turns within one job where the example
-# supports them (sor, cg, multigrid: the blocking exchange under autoopt, the same code through
-# PMPI_* and the hand-written MPI_Isend code take turns of -b iterations on the same ranks);
-# ring and bucket-sort alternate separate runs, native and under autoopt, REPS times.
+# supports them (sor, cg, multigrid, ring: the blocking exchange under autoopt, the same code
+# through PMPI_* and the hand-written MPI_Isend code take turns of -b iterations on the same
+# ranks); bucket-sort alternates separate runs, native and under autoopt, REPS times.
 # Every mode runs with the yield-when-idle library when the ranks outnumber the cores.
+# sor, cg, multigrid and ring take turns; bucket-sort alternates separate runs.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: tools/overhead/never-slower.sh BUILD_DIR [NP] [REPS]
@@ -38,6 +39,8 @@ for n in 128 256 512 1024 2048; do
 done
 turns "cg" "$ex/cg" -i 600 -m send,send@pmpi,isend@pmpi -b 10
 turns "multigrid" "$ex/multigrid" -i 60 -m sendrecv,sendrecv@pmpi,isend@pmpi -b 5
+turns "ring 64 KiB" "$ex/ring" -s 65536 -i 400 -m blocking,blocking@pmpi,isend@pmpi -b 10
+turns "ring 1 MiB" "$ex/ring" -s 1048576 -i 60 -m blocking,blocking@pmpi,isend@pmpi -b 5
 
 field() { echo "$2" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 alternate() {   # label field program args...: native and autoopt runs, alternating
@@ -51,6 +54,4 @@ alternate() {   # label field program args...: native and autoopt runs, alternat
         echo "$label: rep $r native $n autoopt $a ratio $(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')"
     done
 }
-alternate "ring 64 KiB" us_per_pass "$ex/ring" -s 65536 -i 400
-alternate "ring 1 MiB" us_per_pass "$ex/ring" -s 1048576 -i 60
 alternate "bucket-sort" avg_iter_us "$ex/bucket-sort" -i 50
