@@ -5,7 +5,6 @@
 # through PMPI_* and the hand-written MPI_Isend code take turns of -b iterations on the same
 # ranks); bucket-sort alternates separate runs, native and under autoopt, REPS times.
 # Every mode runs with the yield-when-idle library when the ranks outnumber the cores.
-# sor, cg, multigrid and ring take turns; bucket-sort alternates separate runs.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: tools/overhead/never-slower.sh BUILD_DIR [NP] [REPS]
