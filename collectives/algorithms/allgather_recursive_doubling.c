@@ -18,10 +18,8 @@ int aot_allgather_recursive_doubling(const void *sbuf, int scount, MPI_Datatype 
 {
     MPI_Comm comm = ctx->comm;
     MPI_Aint lb, ext;
-    int p, rank, pof2, rem, newrank, rc;
+    int p = ctx->size, rank = ctx->rank, pof2, rem, newrank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &ext);
     rc = aot_coll_copy(sbuf, scount, sdt, AOT_AT(rbuf, (MPI_Aint) rank * rcount, ext), rcount,
                        rdt);

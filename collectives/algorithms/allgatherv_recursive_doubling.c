@@ -23,10 +23,8 @@ int aot_allgatherv_recursive_doubling(const void *sbuf, int scount, MPI_Datatype
     struct aot_dt rd;
     size_t *off = NULL;
     char *packed = NULL;
-    int p, rank, pof2, rem, newrank, rc;
+    int p = ctx->size, rank = ctx->rank, pof2, rem, newrank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(rdt, &rd);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -16,13 +16,11 @@
 int aot_allreduce_allgather(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                             const struct aot_coll_ctx *ctx)
 {
-    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw = NULL, *all, *acc;
-    int p, rc;
+    int p = ctx->size, rc;
 
-    PMPI_Comm_size(comm, &p);
     rc = aot_coll_dt(dt, &d);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -19,14 +19,11 @@
 int aot_allreduce_rabenseifner_v2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                   MPI_Op op, const struct aot_coll_ctx *ctx)
 {
-    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw_s = NULL, *raw_r = NULL, *sendv, *recvv, *acc;
-    int p, rank, b, mine, rc;
+    int p = ctx->size, rank = ctx->rank, b, mine, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(dt, &d);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -21,10 +21,8 @@ int aot_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     MPI_Comm comm = ctx->comm;
     struct aot_dt d;
     void *raw = NULL, *tmp;
-    int p, rank, left, right, rc;
+    int p = ctx->size, rank = ctx->rank, left, right, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(dt, &d);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         rc = aot_coll_copy(sbuf, count, dt, rbuf, count, dt);

@@ -16,9 +16,8 @@ int aot_alltoall_mesh2d(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
-    int radix[3], n, p;
+    int radix[3], n, p = ctx->size;
 
-    PMPI_Comm_size(comm, &p);
     n = aot_coll_mesh_radix(p, 2, radix);
     return aot_alltoall_radix(sbuf, scount, sdt, rbuf, rcount, rdt, comm, radix, n, 0);
 }

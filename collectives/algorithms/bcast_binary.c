@@ -16,10 +16,8 @@ int aot_bcast_binary(void *buf, int count, MPI_Datatype dt, int root,
     MPI_Comm comm = ctx->comm;
     struct aot_bnode nd;
     MPI_Request req[2];
-    int p, rank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     aot_coll_binary_node((rank - root + p) % p, p, &nd);
     if (nd.parent >= 0)
         rc = PMPI_Recv(buf, count, dt, (nd.parent + root) % p, AOT_TAG_BCAST, comm,

@@ -18,10 +18,8 @@ int aot_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, const struc
     long param = ctx->param;
     MPI_Request *req = NULL;
     MPI_Aint lb, ext;
-    int p, rank, vrank, tsz, seg, nseg, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, tsz, seg, nseg, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     PMPI_Type_size(dt, &tsz);
     PMPI_Type_get_extent(dt, &lb, &ext);
     if (p == 1 || count == 0)

@@ -15,10 +15,8 @@ int aot_bcast_linear(void *buf, int count, MPI_Datatype dt, int root,
 {
     MPI_Comm comm = ctx->comm;
     MPI_Request *req;
-    int p, rank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (rank != root)
         return PMPI_Recv(buf, count, dt, root, AOT_TAG_BCAST, comm, MPI_STATUS_IGNORE);
     req = malloc((size_t) p * sizeof(*req));

@@ -15,10 +15,8 @@ int aot_bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root,
 {
     MPI_Comm comm = ctx->comm;
     MPI_Aint lb, ext;
-    int p, rank, vrank, mask = 1, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, mask = 1, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (p == 1)
         return MPI_SUCCESS;
     PMPI_Type_get_extent(dt, &lb, &ext);

@@ -19,11 +19,9 @@ int aot_bcast_split_binary(void *buf, int count, MPI_Datatype dt, int root,
     struct aot_bnode top, nd;
     MPI_Request req[3];
     MPI_Aint lb, ext;
-    int p, rank, vrank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, n = 0, rc = MPI_SUCCESS;
     int half[2][2], side, nleft, nright;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (p == 1)
         return MPI_SUCCESS;
     PMPI_Type_get_extent(dt, &lb, &ext);

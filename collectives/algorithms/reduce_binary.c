@@ -24,10 +24,8 @@ int aot_reduce_binary(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     struct aot_dt d;
     MPI_Request req[2];
     void *raw[2] = {NULL, NULL}, *child[2] = {NULL, NULL};
-    int p, rank, commute, troot, nchild = 0, rc;
+    int p = ctx->size, rank = ctx->rank, commute, troot, nchild = 0, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

@@ -22,10 +22,8 @@ int aot_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
     const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw[2] = {NULL, NULL}, *buf[2] = {NULL, NULL};
-    int p, rank, commute, troot, vrank, next = 0, rc;
+    int p = ctx->size, rank = ctx->rank, commute, troot, vrank, next = 0, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

@@ -23,10 +23,8 @@ int aot_reduce_chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     struct aot_dt d;
     MPI_Request *req = NULL;
     void *raw = NULL, *acc = NULL;
-    int p, rank, commute, troot, v, seg, nseg, n = 0, rc;
+    int p = ctx->size, rank = ctx->rank, commute, troot, v, seg, nseg, n = 0, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

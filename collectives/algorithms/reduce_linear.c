@@ -19,10 +19,8 @@ int aot_reduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw1 = NULL, *raw2 = NULL, *acc, *tmp;
-    int p, rank, rc;
+    int p = ctx->size, rank = ctx->rank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (rank != root)
         return PMPI_Send(in, count, dt, root, AOT_TAG_REDUCE, comm);
     if (p == 1)
