@@ -3,6 +3,7 @@
  * and autoopt-bench-coll time for a size.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include "aot_config.h"
 #include "coll_bytes.h"
 
 uint64_t aot_coll_bytes(enum aot_coll_kind kind, int comm_size, int count, int type_size,

@@ -6,7 +6,7 @@
  * A call goes: intercommunicator? -> PMPI.  Otherwise the decision (coll_select.c) from values
  * every rank shares: the communicator's size and the call's bytes (aot_coll_bytes, coll_bytes.h).
  * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs in the
- * communicator's context (struct aot_coll_ctx, coll_internal.h) on a private duplicate, made at
+ * communicator's context (struct aot_coll_ctx, coll_ctx.h) on a private duplicate, made at
  * the first call that needs it (every rank makes the same decision, so every rank calls
  * PMPI_Comm_dup in the same collective).  The context is cached in an attribute whose delete
  * callback frees it, the duplicate and what the context computed (coll_ctx.c) with the user's
@@ -15,12 +15,29 @@
  * of more than INT_MAX bytes go to PMPI (passed, reason DATATYPE).
  */
 #include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "aot_coll.h"
+#include "aot_config.h"
+#include "aot_functions.h"
+#include "aot_log.h"
 #include "aot_online_run.h"
+#include "aot_state.h"
+#include "aot_stats.h"
+#include "aot_trace.h"
+#include "aot_tuning_file.h"
+#include "coll_algorithms.h"
 #include "coll_bytes.h"
-#include "coll_internal.h"
+#include "coll_ctx.h"
+#include "coll_registry.h"
+#include "coll_run.h"
+#include "coll_select.h"
+#include "coll_switches.h"
+#include "coll_util.h"
 
 struct aot_comm_state {
     struct aot_coll_ctx ctx;    /* ctx.comm: the private duplicate, MPI_COMM_NULL until an

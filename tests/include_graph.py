@@ -10,6 +10,9 @@ and line, when
   - chains/ includes a header of paging/ other than its public aot_paging.h;
   - paging/ includes a header of chains/;
   - collectives/ includes a header of paging/ or chains/;
+  - a file of src/ or collectives/ includes the umbrella aot.h: src/'s headers each say one
+    thing (aot_log.h, aot_stats.h, ...), and those two folders include the ones they use;
+    aot.h, which includes them all, is for intercept/, paging/ and chains/;
   - the graph of folders (an edge A -> B: a file of A includes a header of B) has a cycle.
 
 A quoted header is looked for as the compiler does: first in the includer's own folder, then in
@@ -18,7 +21,7 @@ the build generates (intercept/gen_wrappers.py, in build/generated) belong to in
 of them is allowed everywhere and makes no edge: aot_functions.h is the generated list of MPI
 function ids (AOT_FN_MPI_Send ...), derived from MPICH's mpi_proto.h, with the classes
 wrappers.spec gives them (AOT_FC_*, the table aot_function_classes); it holds no code and
-includes nothing, so it is data every folder may name, like mpi.h (src/aot.h includes it).
+includes nothing, so it is data every folder may name, like mpi.h (src/aot_stats.h includes it).
 
 With --generated DIR, the generated files there are read too (as files of intercept/).
 
@@ -34,6 +37,9 @@ MODULES = ["src", "intercept", "paging", "chains", "collectives"]
 GENERATED = {"aot_functions.h", "aot_route.h", "aot_wrappers.c", "inject_mpi.h"}
 # Headers any folder may include without an edge (see the docstring).
 SHARED_DATA = {"aot_functions.h"}
+# src/'s umbrella header and the folders that include the specific headers instead.
+UMBRELLA = "aot.h"
+NO_UMBRELLA = ("src", "collectives")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -72,6 +78,9 @@ def header_index(root):
 
 def violation(src, dst, header):
     """A message when an include from folder src of header (in folder dst) breaks a rule."""
+    if header == UMBRELLA and dst == "src" and src in NO_UMBRELLA:
+        return ("%s/ includes the umbrella %s: include the headers of src/ it uses "
+                "(aot_log.h, aot_stats.h, ...)" % (src, header))
     if header in SHARED_DATA or src == dst:
         return None
     if src == "src":

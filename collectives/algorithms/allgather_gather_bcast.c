@@ -8,9 +8,12 @@
  * Cost = (p-1)α + (p-1)mβ + ceil(lg p)(α + pmβ)
  *   (m: bytes of one block)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)

@@ -11,7 +11,11 @@
  * Cost = lg p·α + (p-1)mβ  (power of two);  + α + mβ and α + pmβ otherwise
  *   (m: bytes of one block)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgather_recursive_doubling(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                      int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)

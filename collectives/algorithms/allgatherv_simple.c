@@ -8,9 +8,12 @@
  * Cost = (p-1)α + (p-1)mβ
  *   (m: bytes of the largest block)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgatherv_simple(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                           const int *rcounts, const int *displs, MPI_Datatype rdt,

@@ -12,9 +12,13 @@
  * Cost = alltoall(n/p per pair) + ((p-1)/p)nγ + allgather(n/p) + local copies of 2n
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_run.h"
+#include "coll_util.h"
 
 int aot_allreduce_rabenseifner_v2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                   MPI_Op op, const struct aot_coll_ctx *ctx)

@@ -10,7 +10,11 @@
  *   ≈ 2(sqrt(p)-1)α + 2(p - sqrt(p))mβ   (m: bytes of one block)
  * Engine: engines/alltoall_radix.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_alltoall_mesh2d(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                         MPI_Datatype rdt, const struct aot_coll_ctx *ctx)

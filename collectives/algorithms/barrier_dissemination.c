@@ -7,7 +7,11 @@
  * Restrictions: none.
  * Cost = ceil(lg p)α
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_dissemination(const struct aot_coll_ctx *ctx)
 {

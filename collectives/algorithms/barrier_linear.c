@@ -7,9 +7,12 @@
  * Restrictions: none.
  * Cost = 2(p-1)α at rank 0
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_linear(const struct aot_coll_ctx *ctx)
 {

@@ -8,7 +8,11 @@
  * Restrictions: none.
  * Cost = lg p·α   (p a power of two; otherwise + 2α)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_recursive_doubling(const struct aot_coll_ctx *ctx)
 {

@@ -8,7 +8,11 @@
  * Restrictions: none.
  * Cost = 2ceil(log_k p)·kα (a node handles its k children one after another)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_tree(const struct aot_coll_ctx *ctx)
 {

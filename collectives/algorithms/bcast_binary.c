@@ -8,7 +8,11 @@
  * Restrictions: none.
  * Cost = about lg p·(α + 2nβ)   (n: bytes of the message; two sends per level)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_binary(void *buf, int count, MPI_Datatype dt, int root,
                      const struct aot_coll_ctx *ctx)

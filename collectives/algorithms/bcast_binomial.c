@@ -7,7 +7,11 @@
  * Restrictions: none.
  * Cost = ceil(lg p)(α + nβ)   (n: bytes of the message)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root,
                        const struct aot_coll_ctx *ctx)

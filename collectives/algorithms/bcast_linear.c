@@ -6,9 +6,12 @@
  * Restrictions: none.
  * Cost = (p-1)α + (p-1)nβ at the root   (n: bytes of the message)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_linear(void *buf, int count, MPI_Datatype dt, int root,
                      const struct aot_coll_ctx *ctx)

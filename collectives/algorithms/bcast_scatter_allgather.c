@@ -8,7 +8,11 @@
  * Restrictions: none.
  * Cost = (ceil(lg p) + p - 1)α + 2((p-1)/p)nβ   (n: bytes of the message)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root,
                                 const struct aot_coll_ctx *ctx)

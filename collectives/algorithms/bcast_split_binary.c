@@ -10,7 +10,11 @@
  * Restrictions: none.
  * Cost = about lg p·(α + nβ) + α + (n/2)β   (n: bytes of the message)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_split_binary(void *buf, int count, MPI_Datatype dt, int root,
                            const struct aot_coll_ctx *ctx)

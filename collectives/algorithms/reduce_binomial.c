@@ -11,9 +11,12 @@
  * Cost = ceil(lg p)(α + nβ + nγ), plus α + nβ for a non-commutative op with root != 0
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         int root, const struct aot_coll_ctx *ctx)

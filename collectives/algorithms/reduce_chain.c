@@ -10,9 +10,12 @@
  * Cost = (p - 1 + k - 1)(α + sβ + sγ), k = ceil(n/s) segments of s bytes
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                      int root, const struct aot_coll_ctx *ctx)

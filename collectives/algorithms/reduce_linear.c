@@ -8,9 +8,12 @@
  * operations is fixed).
  * Cost = (p-1)α + (p-1)nβ + (p-1)nγ   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, const struct aot_coll_ctx *ctx)

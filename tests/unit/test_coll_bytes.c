@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "aot_config.h"
 #include "coll_bytes.h"
 
 /* The vector (allreduce, reduce, bcast) and one rank's block (allgather, alltoall): count times

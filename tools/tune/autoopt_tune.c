@@ -30,16 +30,28 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "aot_tune.h"
+#include "aot_config.h"
+#include "aot_files.h"
+#include "aot_state.h"
+#include "aot_tuner_core.h"
+#include "aot_tuning_file.h"
+#include "coll_algorithms.h"
 #include "coll_bytes.h"
-#include "coll_internal.h"
+#include "coll_ctx.h"
+#include "coll_registry.h"
+#include "coll_run.h"
+#include "coll_select.h"
+#include "coll_switches.h"
+#include "coll_util.h"
 #include "tune_export.h"
 
 #define MAX_GRID 192
