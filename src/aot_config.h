@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * The parser is pure (no MPI, no global state): it reads variables through a lookup function,
- * so the unit tests feed it any environment they like.
+ * so the unit tests feed it any environment they like.  The settings themselves are listed once,
+ * in settings.def; a new one is an entry there and its field in struct aot_config.
  */
 #ifndef AOT_CONFIG_H_INCLUDED
 #define AOT_CONFIG_H_INCLUDED
@@ -99,19 +100,58 @@ enum aot_config_agree {
     AOT_AGREE_NONE           /* may differ: it changes only what a rank prints */
 };
 
-/* The table behind the parser, for documentation and tools. */
-struct aot_config_var {
-    const char *name;
-    const char *values;      /* e.g. "0..3", "bytes (K, M, G suffixes)" */
-    const char *dflt;
-    const char *help;
-    int agree;               /* enum aot_config_agree */
+/* How a setting's value is read (settings.def says which kind each one is). */
+enum aot_config_kind {
+    AOT_KIND_INT = 0,        /* a decimal integer lo..hi, into an int */
+    AOT_KIND_BYTES,          /* a byte count with an optional K/M/G suffix, into a size_t */
+    AOT_KIND_CHOICE,         /* one of choices, its position into an int */
+    AOT_KIND_TEXT,           /* kept as it is (a path, a name), into a const char * */
+    AOT_KIND_SPECIAL         /* a form of its own, read by parse */
 };
+
+/* One setting: the parser's table, generated from settings.def, which also gives the README's
+ * settings table and the listing of autoopt-settings (tools/settings/). */
+struct aot_config_var {
+    const char *name;        /* "AUTOOPT_VERBOSE" */
+    int kind;                /* enum aot_config_kind */
+    size_t offset;           /* of the value in struct aot_config (not SPECIAL) */
+    const char *dflt;        /* applied when unset, parsed like a value; NULL: no value (TEXT) */
+    long lo, hi;             /* INT: the range */
+    const char *choices;     /* CHOICE: "0|1|unguarded"; "off/0": 0 is a second spelling */
+    /* SPECIAL: parses value into cfg; NULL, or what was expected ("0, 1 or ...") */
+    const char *(*parse)(struct aot_config *cfg, const char *value);
+    const char *values;      /* Markdown; NULL: derived from the kind (aot_config_values) */
+    const char *dflt_doc;    /* Markdown, what unset means; NULL: dflt */
+    int agree;               /* enum aot_config_agree */
+    const char *example;     /* a value, Markdown-safe; NULL: none */
+    const char *help;        /* one line of plain text */
+    const char *details;     /* Markdown: the README's "meaning" */
+};
+
+/* A variable of the measuring tools: known, so that it is not reported as unknown. */
+struct aot_config_tool_var {
+    const char *name;
+    const char *help;        /* Markdown: who reads it */
+};
+
+/* What variable i accepts, as Markdown ("0..3", "0, 1, `unguarded`"), into buf; returns buf. */
+const char *aot_config_values(size_t i, char *buf, size_t len);
+
+/* Parses one value of variable i as aot_config_parse does, into its field of *cfg (the other
+ * fields are left as they are).  Returns 0, or -1 with what was expected ("an integer 0..3")
+ * in what[len]. */
+int aot_config_parse_one(size_t i, const char *value, struct aot_config *cfg, char *what,
+                         size_t len);
 
 /* The text of variable i as the ranks compare it (aot_config_vars[i].agree applied): "" when it
  * need not agree.  lookup as for aot_config_parse. */
 const char *aot_config_agree_text(size_t i, aot_env_lookup lookup, void *arg);
 extern const struct aot_config_var aot_config_vars[];
 extern const size_t aot_config_nvars;
+/* The most settings the ranks compare at MPI_Init (runtime.c); test_config checks the table
+ * stays within it. */
+#define AOT_CONFIG_MAX_VARS 64
+extern const struct aot_config_tool_var aot_config_tool_vars[];
+extern const size_t aot_config_tool_nvars;
 
 #endif /* AOT_CONFIG_H_INCLUDED */

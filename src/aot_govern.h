@@ -8,6 +8,15 @@
  * local to a rank: running a site natively or converted never changes which message matches
  * which receive, so no rank needs to know another's choice.
  *
+ * Aligned.  Decisions are local, but what a mode buys can depend on the neighbours' modes (a
+ * halo exchange overlaps only when the ranks on both sides of a message convert), so the
+ * schedule is a function of the occurrence count alone: every window is a slot of warmup + win
+ * occurrences; a window cut short, or a candidate passed over (its prior, the budget), leaves
+ * the rest of its slot (and the native slot after a passed-over one) to native filler;
+ * interruptions (aot_gov_skip) take their place in the slot unscored; re-checks are counted in
+ * occurrences, those passed over at an exploration's end included.  Ranks that run the same loop and confirm a chain at the same occurrence thus
+ * try the same mode at the same time while their verdicts agree.
+ *
  * The algorithm (docs/govern.md).  Mode 0 is native, modes 1.. are candidates.  An
  * exploration runs windows in turns, native between every two candidate windows
  * (N C1 N C2 N ...); the first `warmup` periods of a window after a switch are not scored, the
@@ -96,6 +105,9 @@ struct aot_gov {
     int cursor;            /* the position in order of the latest candidate */
     /* The window being measured: its mode, periods seen (warm-up included), scored samples. */
     int wmode, wseen, wn, wnwarm;
+    int fill;              /* occurrences of native filler left (aligned slots) ... */
+    int fill_next;         /* ... then this mode's window opens (0: native; -1: finish) */
+    int lag;               /* slots passed over at the end of the latest exploration, in occurrences */
     double wbuf[AOT_GOV_MAX_WINDOW];
     double wwarm[AOT_GOV_MAX_WARMUP];  /* its warm-up periods */
     double wloss;          /* its loss counted period by period */
@@ -135,6 +147,10 @@ int aot_gov_mode(const struct aot_gov *g);
  * previous occurrence ran in the mode aot_gov_mode returned before it.  Returns the mode for
  * the occurrence starting now. */
 int aot_gov_period(struct aot_gov *g, uint64_t ns);
+/* An occurrence whose period is not a measurement (an interruption: the program did other
+ * work between two occurrences): it counts in the schedule, as a period would, but is not
+ * scored.  Returns the mode for the occurrence starting now. */
+int aot_gov_skip(struct aot_gov *g);
 /* Whether the governor has settled (not exploring now). */
 int aot_gov_decided(const struct aot_gov *g);
 /* The mode the latest finished exploration chose (native before the first one ends): what the

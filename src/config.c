@@ -2,12 +2,15 @@
  * config.c: parsing of the AUTOOPT_* environment variables.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Pure: no MPI and no global state, so tests/unit/test_config.c can exercise every variable
- * with good and bad values.  Every error is one line naming the variable and what was expected,
+ * The settings, their defaults and ranges are defined once, in settings.def; this file turns
+ * that list into the table aot_config_vars[] and parses the environment with it.  Pure: no MPI
+ * and no global state, so tests/unit/test_config.c can exercise every variable with good and
+ * bad values.  Every error is one line naming the variable and what was expected,
  * MPICH's convention for a bad CVAR.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,76 +18,47 @@
 
 #include "aot_config.h"
 
-/* Default threshold below which point-to-point calls are not converted: see docs/paging.md
- * for the measurement behind it. */
-#define AOT_DEFAULT_CONVERT_MIN 65536
+/* The settings of a form of their own (settings.def names them). */
+static const char *aot_parse_stats(struct aot_config *cfg, const char *v);
+static const char *aot_parse_calib(struct aot_config *cfg, const char *v);
 
+/* The parser's table: one entry for each setting of settings.def (its tools' lines give none). */
+#define AOT_SETTING(n, k, off, d, l, h, ch, fn, val, dd, ag, ex, hl, det) \
+    {.name = "AUTOOPT_" #n, .kind = k, .offset = off, .dflt = d, .lo = l, .hi = h, \
+     .choices = ch, .parse = fn, .values = val, .dflt_doc = dd, .agree = ag, .example = ex, \
+     .help = hl, .details = det},
+#define AOT_SETTING_INT(n, f, d, l, h, ag, ex, hl, det) \
+    AOT_SETTING(n, AOT_KIND_INT, offsetof(struct aot_config, f), d, l, h, NULL, NULL, NULL, \
+                NULL, ag, ex, hl, det)
+#define AOT_SETTING_BYTES(n, f, d, ag, ex, hl, det) \
+    AOT_SETTING(n, AOT_KIND_BYTES, offsetof(struct aot_config, f), d, 0, 0, NULL, NULL, NULL, \
+                NULL, ag, ex, hl, det)
+#define AOT_SETTING_CHOICE(n, f, ch, d, ag, ex, hl, det) \
+    AOT_SETTING(n, AOT_KIND_CHOICE, offsetof(struct aot_config, f), d, 0, 0, ch, NULL, NULL, \
+                NULL, ag, ex, hl, det)
+#define AOT_SETTING_TEXT(n, f, val, dd, ag, ex, hl, det) \
+    AOT_SETTING(n, AOT_KIND_TEXT, offsetof(struct aot_config, f), NULL, 0, 0, NULL, NULL, val, \
+                dd, ag, ex, hl, det)
+#define AOT_SETTING_SPECIAL(n, fn, val, d, ag, ex, hl, det) \
+    AOT_SETTING(n, AOT_KIND_SPECIAL, 0, d, 0, 0, NULL, fn, val, NULL, ag, ex, hl, det)
+#define AOT_SETTING_TOOL(n, hl)
 const struct aot_config_var aot_config_vars[] = {
-    {"AUTOOPT_DISABLE", "0|1", "0", "1: pure pass-through, every call goes straight to PMPI",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_VERBOSE", "0..3", "0", "logging to stderr, each line tagged with the rank",
-     AOT_AGREE_NONE},
-    {"AUTOOPT_STATS", "0|1|path.json", "0",
-     "1: job summary from rank 0 at MPI_Finalize; a path: the same data as JSON", AOT_AGREE_ON},
-    {"AUTOOPT_CONVERT", "0|1", "1", "asynchronous conversion of blocking point-to-point calls",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_CONVERT_MIN", "bytes (K, M, G suffixes)", "64K",
-     "messages below this size are not converted", AOT_AGREE_VALUE},
-    {"AUTOOPT_MAX_GUARDS", "1..1000000", "16384", "cap on guarded ranges (vm.max_map_count)",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_LEARN_TOUCH", "0..1000", "3",
-     "immediate touches after which a call site is no longer converted (0: never learn)",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_CHAINS", "0|1|unguarded", "1",
-     "chain detection and chain mode (1: guarded, safe; unguarded: no guards, see docs/chains.md)",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_CHAIN_CONFIRM", "1..1000", "3", "identical repetitions that confirm a chain",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_CHAIN_VERIFY", "0|1", "0", "keep guards in chain mode and report missed accesses",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_CHAIN_MAX_BREAKS", "0..1000", "3", "breaks after which a chain is no longer used",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_P2P_MODE", "auto|native|copy|guarded", "auto",
-     "how safe chains and converting call sites run: auto measures which pays (docs/govern.md)",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_SITE_DEPTH", "1..16", "1", "stack frames outside MPI that make a call site",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_TRACE", "directory", "(off)", "write one trace per rank into this directory",
-     AOT_AGREE_ON},
-    {"AUTOOPT_CALIB", "1|0|guard=ns[,page=ns][,copy=ns]", "1",
-     "measure what a guard and a copy cost here (1), do not (0), or take these figures",
-     AOT_AGREE_NONE},
-    {"AUTOOPT_COLLECTIVES", "0|1", "1", "route collectives through autoopt's algorithms",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_REPRODUCIBLE", "0|1", "0", "only reductions with a fixed order of operations",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_TUNING", "path|none", "(built-in file, if any)",
-     "tuning file with the decision for each collective; none: no rules", AOT_AGREE_VALUE},
-    {"AUTOOPT_TUNE", "off|online", "off",
-     "online: choose collective algorithms by timing them during the run (docs/online.md)",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_TUNE_SAVE", "path", "(off)",
-     "with AUTOOPT_TUNE=online: rank 0 writes the decisions as a tuning file at MPI_Finalize",
-     AOT_AGREE_ON},
-    {"AUTOOPT_TUNE_WINDOW", "1..512", "16",
-     "online: timed calls in the first window that checks the chosen algorithm", AOT_AGREE_VALUE},
-    {"AUTOOPT_TUNE_SWITCH", "50..1000", "110",
-     "online: a chosen algorithm gives way when it takes this percentage of the second best's time",
-     AOT_AGREE_VALUE},
-    {"AUTOOPT_TOPOLOGY", "path", "(none)",
-     "Slurm topology.conf of the cluster (docs/topology.md): the switch of each host",
-     AOT_AGREE_VALUE},
-#define AOT_X(upper, lower) \
-    {"AUTOOPT_" #upper, "name[:param=value,...]", "(none)", "force an " #lower " algorithm", \
-     AOT_AGREE_VALUE},
-    AOT_COLLECTIVES(AOT_X)
-#undef AOT_X
+#include "settings.def"
 };
 const size_t aot_config_nvars = sizeof(aot_config_vars) / sizeof(aot_config_vars[0]);
 
 /* Variables read by the measuring tools, not by the library; known so they are not reported. */
-static const char *const aot_tool_vars[] = {"AUTOOPT_YIELD_SPINS", "AUTOOPT_BUILD", "AUTOOPT_MPICC",
-                                          "AUTOOPT_MPICXX", NULL};
+#define AOT_SETTING_INT(...)
+#define AOT_SETTING_BYTES(...)
+#define AOT_SETTING_CHOICE(...)
+#define AOT_SETTING_TEXT(...)
+#define AOT_SETTING_SPECIAL(...)
+#define AOT_SETTING_TOOL(n, hl) {"AUTOOPT_" #n, hl},
+const struct aot_config_tool_var aot_config_tool_vars[] = {
+#include "settings.def"
+};
+const size_t aot_config_tool_nvars = sizeof(aot_config_tool_vars) / sizeof(aot_config_tool_vars[0]);
+#undef AOT_SETTING
 
 struct aot_parser {
     aot_env_lookup lookup;
@@ -110,63 +84,143 @@ static void aot_fail(struct aot_parser *p, const char *name, const char *value, 
              what);
 }
 
-static void aot_parse_int(struct aot_parser *p, const char *name, int *out, int dflt,
-                          long lo, long hi)
+/* The position of v among the values of a CHOICE ("0|1|unguarded", "off/0|online"), or -1. */
+static int aot_choice(const char *choices, const char *v)
 {
-    const char *v = aot_get(p, name);
+    size_t vlen = strlen(v);
+    int pos = 0;
+
+    for (const char *c = choices;; c++) {
+        size_t n = strcspn(c, "/|");
+        if (n == vlen && strncmp(c, v, n) == 0)
+            return pos;
+        c += n;
+        if (*c == '\0')
+            return -1;
+        if (*c == '|')
+            pos++;
+    }
+}
+
+/* The values of a CHOICE (first spellings only) into buf: "0, 1 or unguarded" for a message,
+ * "0, 1, `unguarded`" as Markdown (names that are not numbers in backquotes). */
+static const char *aot_choice_list(const char *choices, int markdown, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (const char *c = choices; *c;) {
+        size_t n = strcspn(c, "/|");
+        const char *next = c + n + strcspn(c + n, "|");
+        const char *sep = c == choices ? "" : markdown || *next ? ", " : " or ";
+        const char *q = markdown && strspn(c, "0123456789") < n ? "`" : "";
+        int w = snprintf(buf + used, len - used, "%s%s%.*s%s", sep, q, (int) n, c, q);
+        if (w < 0 || (size_t) w >= len - used)
+            break;
+        used += (size_t) w;
+        c = *next ? next + 1 : next;
+    }
+    return buf;
+}
+
+const char *aot_config_values(size_t i, char *buf, size_t len)
+{
+    const struct aot_config_var *s = &aot_config_vars[i];
+
+    if (s->kind == AOT_KIND_INT && s->lo == 0 && s->hi == 1)
+        snprintf(buf, len, "0, 1");
+    else if (s->kind == AOT_KIND_INT)
+        snprintf(buf, len, "%ld..%ld", s->lo, s->hi);
+    else if (s->kind == AOT_KIND_BYTES)
+        snprintf(buf, len, "bytes, `K`/`M`/`G` suffixes");
+    else if (s->kind == AOT_KIND_CHOICE)
+        aot_choice_list(s->choices, 1, buf, len);
+    else
+        snprintf(buf, len, "%s", s->values);
+    return buf;
+}
+
+int aot_config_parse_one(size_t i, const char *v, struct aot_config *cfg, char *what, size_t len)
+{
+    const struct aot_config_var *s = &aot_config_vars[i];
+    void *field = (char *) cfg + s->offset;
+    const char *bad = NULL;
+    uint64_t bytes;
     char *end;
     long x;
+    int pos;
 
-    *out = dflt;
-    if (!v)
-        return;
-    errno = 0;
-    x = strtol(v, &end, 10);
-    if (errno || end == v || *end != '\0' || x < lo || x > hi) {
-        char what[64];
-        if (hi == 1 && lo == 0)
-            snprintf(what, sizeof(what), "0 or 1");
-        else
-            snprintf(what, sizeof(what), "an integer %ld..%ld", lo, hi);
-        aot_fail(p, name, v, what);
-        return;
+    switch (s->kind) {
+    case AOT_KIND_INT:
+        errno = 0;
+        x = strtol(v, &end, 10);
+        if (errno || end == v || *end != '\0' || x < s->lo || x > s->hi) {
+            if (s->lo == 0 && s->hi == 1)
+                snprintf(what, len, "0 or 1");
+            else
+                snprintf(what, len, "an integer %ld..%ld", s->lo, s->hi);
+            return -1;
+        }
+        *(int *) field = (int) x;
+        return 0;
+    case AOT_KIND_BYTES:
+        if (aot_parse_size(v, strlen(v), &bytes) != 0 || bytes > SIZE_MAX) {
+            snprintf(what, len, "a byte count such as 4096, 64K or 1M");
+            return -1;
+        }
+        *(size_t *) field = (size_t) bytes;
+        return 0;
+    case AOT_KIND_CHOICE:
+        if ((pos = aot_choice(s->choices, v)) < 0) {
+            aot_choice_list(s->choices, 0, what, len);
+            return -1;
+        }
+        *(int *) field = pos;
+        return 0;
+    case AOT_KIND_TEXT:
+        *(const char **) field = v;
+        return 0;
+    default:
+        if ((bad = s->parse(cfg, v)) != NULL) {
+            snprintf(what, len, "%s", bad);
+            return -1;
+        }
+        return 0;
     }
-    *out = (int) x;
 }
 
-static void aot_parse_bytes(struct aot_parser *p, const char *name, size_t *out, size_t dflt)
+/* AUTOOPT_STATS: 0, 1, or the name of a JSON file (which also means 1). */
+static const char *aot_parse_stats(struct aot_config *cfg, const char *v)
 {
-    const char *v = aot_get(p, name);
-    uint64_t x;
+    size_t n = strlen(v);
 
-    *out = dflt;
-    if (!v)
-        return;
-    if (aot_parse_size(v, strlen(v), &x) != 0 || x > SIZE_MAX)
-        aot_fail(p, name, v, "a byte count such as 4096, 64K or 1M");
-    else
-        *out = (size_t) x;
-}
-
-static const char *aot_parse_string(struct aot_parser *p, const char *name)
-{
-    return aot_get(p, name);
+    cfg->stats = strcmp(v, "0") != 0;
+    cfg->stats_path = NULL;
+    if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+        return NULL;
+    if (n < 6 || strcmp(v + n - 5, ".json") != 0) {
+        cfg->stats = 0;
+        return "0, 1 or a file name ending in .json";
+    }
+    cfg->stats_path = v;
+    return NULL;
 }
 
 /* AUTOOPT_CALIB: 1, 0, or guard=ns[,page=ns][,copy=ns] (non-negative numbers, guard first). */
-static void aot_parse_calib(struct aot_parser *p, struct aot_config *cfg)
+static const char *aot_parse_calib(struct aot_config *cfg, const char *v)
 {
     static const char *const keys[] = {"guard=", "page=", "copy="};
     double *vals[] = {&cfg->calib_guard_ns, &cfg->calib_page_ns, &cfg->calib_copy_ns};
-    const char *v = aot_get(p, "AUTOOPT_CALIB"), *s = v;
+    const char *s = v;
     int key = 0;
 
     cfg->calib = AOT_CALIB_MEASURE;
-    if (!v || strcmp(v, "1") == 0)
-        return;
+    cfg->calib_guard_ns = cfg->calib_page_ns = cfg->calib_copy_ns = 0;
+    if (strcmp(v, "1") == 0)
+        return NULL;
     if (strcmp(v, "0") == 0) {
         cfg->calib = AOT_CALIB_OFF;
-        return;
+        return NULL;
     }
     for (;;) {
         char *end;
@@ -183,93 +237,44 @@ static void aot_parse_calib(struct aot_parser *p, struct aot_config *cfg)
         *vals[key++] = x;
         if (*end == '\0') {
             cfg->calib = AOT_CALIB_GIVEN;
-            return;
+            return NULL;
         }
         if (*end != ',')
             break;
         s = end + 1;
     }
     cfg->calib_guard_ns = cfg->calib_page_ns = cfg->calib_copy_ns = 0;
-    aot_fail(p, "AUTOOPT_CALIB", v,
-             "1, 0 or guard=ns[,page=ns][,copy=ns] (the figures in ns, in this order)");
+    return "1, 0 or guard=ns[,page=ns][,copy=ns] (the figures in ns, in this order)";
 }
 
 int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
                      char *err, size_t errlen)
 {
     struct aot_parser p = {lookup, arg, err, errlen, 0};
-    const char *stats, *v;
+    char what[128];
 
     memset(cfg, 0, sizeof(*cfg));
     if (errlen)
         err[0] = '\0';
 
-    aot_parse_int(&p, "AUTOOPT_DISABLE", &cfg->disable, 0, 0, 1);
-    aot_parse_int(&p, "AUTOOPT_VERBOSE", &cfg->verbose, 0, 0, 3);
+    /* In the table's order, so that the first bad one is reported; a bad value leaves the
+     * default in place. */
+    for (size_t i = 0; i < aot_config_nvars; i++) {
+        const char *name = aot_config_vars[i].name, *dflt = aot_config_vars[i].dflt;
+        const char *v = aot_get(&p, name);
 
-    stats = aot_parse_string(&p, "AUTOOPT_STATS");
-    if (stats && strcmp(stats, "0") == 0) {
-        cfg->stats = 0;
-    } else if (stats && strcmp(stats, "1") == 0) {
-        cfg->stats = 1;
-    } else if (stats) {
-        size_t n = strlen(stats);
-        if (n < 6 || strcmp(stats + n - 5, ".json") != 0)
-            aot_fail(&p, "AUTOOPT_STATS", stats, "0, 1 or a file name ending in .json");
-        else {
-            cfg->stats = 1;
-            cfg->stats_path = stats;
+        if (v && aot_config_parse_one(i, v, cfg, what, sizeof(what)) != 0) {
+            aot_fail(&p, name, v, what);
+            v = NULL;
         }
+        if (!v && dflt)
+            aot_config_parse_one(i, dflt, cfg, what, sizeof(what));
     }
 
-    aot_parse_int(&p, "AUTOOPT_CONVERT", &cfg->convert, 1, 0, 1);
-    aot_parse_bytes(&p, "AUTOOPT_CONVERT_MIN", &cfg->convert_min, AOT_DEFAULT_CONVERT_MIN);
-    aot_parse_int(&p, "AUTOOPT_MAX_GUARDS", &cfg->max_guards, 16384, 1, 1000000);
-    aot_parse_int(&p, "AUTOOPT_LEARN_TOUCH", &cfg->learn_touch, 3, 0, 1000);
-
-    if ((v = aot_get(&p, "AUTOOPT_CHAINS")) && strcmp(v, "unguarded") == 0)
-        cfg->chains = AOT_CHAINS_UNGUARDED;
-    else if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-        aot_fail(&p, "AUTOOPT_CHAINS", v, "0, 1 or unguarded");
-    else
-        cfg->chains = v && strcmp(v, "0") == 0 ? AOT_CHAINS_OFF : AOT_CHAINS_SAFE;
-    aot_parse_int(&p, "AUTOOPT_CHAIN_CONFIRM", &cfg->chain_confirm, 3, 1, 1000);
-    aot_parse_int(&p, "AUTOOPT_CHAIN_VERIFY", &cfg->chain_verify, 0, 0, 1);
-    aot_parse_int(&p, "AUTOOPT_CHAIN_MAX_BREAKS", &cfg->chain_max_breaks, 3, 0, 1000);
-    if ((v = aot_get(&p, "AUTOOPT_P2P_MODE"))) {
-        static const char *const names[AOT_P2P_NMODES] = {"auto", "native", "copy", "guarded"};
-        cfg->p2p_mode = -1;
-        for (int m = 0; m < AOT_P2P_NMODES; m++)
-            if (strcmp(v, names[m]) == 0)
-                cfg->p2p_mode = m;
-        if (cfg->p2p_mode < 0) {
-            cfg->p2p_mode = AOT_P2P_AUTO;
-            aot_fail(&p, "AUTOOPT_P2P_MODE", v, "auto, native, copy or guarded");
-        }
-    }
-    aot_parse_int(&p, "AUTOOPT_SITE_DEPTH", &cfg->site_depth, 1, 1, 16);
-    cfg->trace_dir = aot_parse_string(&p, "AUTOOPT_TRACE");
-    aot_parse_calib(&p, cfg);
-
-    aot_parse_int(&p, "AUTOOPT_COLLECTIVES", &cfg->collectives, 1, 0, 1);
-    aot_parse_int(&p, "AUTOOPT_REPRODUCIBLE", &cfg->reproducible, 0, 0, 1);
-    cfg->tuning_path = aot_parse_string(&p, "AUTOOPT_TUNING");
-    if ((v = aot_get(&p, "AUTOOPT_TUNE")) && strcmp(v, "online") == 0)
-        cfg->tune_online = 1;
-    else if (v && strcmp(v, "off") != 0 && strcmp(v, "0") != 0)
-        aot_fail(&p, "AUTOOPT_TUNE", v, "off or online");
-    cfg->tune_save = aot_parse_string(&p, "AUTOOPT_TUNE_SAVE");
-    aot_parse_int(&p, "AUTOOPT_TUNE_WINDOW", &cfg->tune_window, 16, 1, 512);
-    aot_parse_int(&p, "AUTOOPT_TUNE_SWITCH", &cfg->tune_switch, 110, 50, 1000);
+    /* Rules between settings. */
     if (cfg->tune_save && !cfg->tune_online)
         aot_fail(&p, "AUTOOPT_TUNE_SAVE", cfg->tune_save,
                  "a path, together with AUTOOPT_TUNE=online (nothing to save without it)");
-    cfg->topology_path = aot_parse_string(&p, "AUTOOPT_TOPOLOGY");
-#define AOT_X(upper, lower) \
-    cfg->coll_force[AOT_COLL_##upper] = aot_parse_string(&p, "AUTOOPT_" #upper);
-    AOT_COLLECTIVES(AOT_X)
-#undef AOT_X
-
     return p.failed ? -1 : 0;
 }
 
@@ -297,8 +302,9 @@ const char *aot_config_unknown(char *const *env)
         for (size_t i = 0; i < aot_config_nvars && !known; i++)
             known = strlen(aot_config_vars[i].name) == n &&
                     strncmp(aot_config_vars[i].name, e, n) == 0;
-        for (size_t i = 0; aot_tool_vars[i] && !known; i++)
-            known = strlen(aot_tool_vars[i]) == n && strncmp(aot_tool_vars[i], e, n) == 0;
+        for (size_t i = 0; i < aot_config_tool_nvars && !known; i++)
+            known = strlen(aot_config_tool_vars[i].name) == n &&
+                    strncmp(aot_config_tool_vars[i].name, e, n) == 0;
         if (!known)
             return e;
     }

@@ -41,7 +41,7 @@ void aot_explore_release(const void *who)
 /* Whether a period is an interruption rather than what the mode costs: more than 8 times the
  * shortest period seen (*min_ns, updated) and not right after another such period (*skipped,
  * updated): the program did other work between two occurrences (another phase, output, a
- * benchmark's other turns).  Such a period is not given to the governor; a second one in a
+ * benchmark's other turns).  Such a period is not scored (aot_gov_skip); a second one in a
  * row is (a mode that slows every period is measured, at the cost of one period). */
 static int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns)
 {
@@ -58,9 +58,16 @@ static int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t peri
 int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k)
 {
     const uint64_t now = aot_now_ns();
-    int mode = k->t_start && !aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start)
-                   ? aot_gov_period(g, now - k->t_start)
-                   : aot_gov_mode(g);
+    int mode;
+
+    /* an interruption still takes its place in the schedule (aot_gov_skip), so that the ranks'
+     * governors stay in step */
+    if (!k->t_start)
+        mode = aot_gov_mode(g);
+    else if (aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start))
+        mode = aot_gov_skip(g);
+    else
+        mode = aot_gov_period(g, now - k->t_start);
 
     if (aot_gov_decided(g)) {
         aot_explore_release(who);

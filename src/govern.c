@@ -76,9 +76,16 @@ static double aot_gov_spread(const struct aot_gov *g)
     return sqrt((2 * prior + g->spread2) / (2 + g->nspread));
 }
 
+/* Every window is one slot of warmup + win occurrences, whatever happens in it, so that ranks
+ * running the same loop switch modes at the same occurrences (aot_govern.h, "Aligned"). */
+static int aot_gov_slot(const struct aot_gov *g)
+{
+    return g->p.warmup + g->win;
+}
+
 static void aot_gov_open(struct aot_gov *g, int mode)
 {
-    g->wseen = mode == g->cur && g->periods ? g->p.warmup : 0;
+    g->wseen = 0;
     g->wmode = mode;
     g->wn = 0;
     g->wnwarm = 0;
@@ -122,6 +129,7 @@ static void aot_gov_start(struct aot_gov *g, int win)
     g->nat_windows = 0;
     g->pend = 0;
     g->cursor = 0;
+    g->fill = 0;
     g->exploring = any;
     if (any)
         aot_gov_open(g, 0);
@@ -173,11 +181,13 @@ static double aot_gov_allowed(const struct aot_gov *g)
 }
 
 /* The next candidate of this exploration: the latest one again until it has a verdict, then
- * the others in their order; 0 when none is left. */
-static int aot_gov_next(struct aot_gov *g)
+ * the others in their order; 0 when none is left.  *passed counts the candidates passed over
+ * (prior or budget): each leaves its slot and the native slot after it to native filler. */
+static int aot_gov_next(struct aot_gov *g, int *passed)
 {
     int nc = g->p.nmodes - 1;
 
+    *passed = 0;
     for (int j = 0; j < nc; j++) {
         int k = g->order[(g->cursor + j) % nc];
         struct aot_gov_mode *m = &g->m[k];
@@ -186,6 +196,7 @@ static int aot_gov_next(struct aot_gov *g)
         if (m->prior_ns > g->nat_level) {
             m->verdict = AOT_GOV_SKIPPED;
             m->todo = 0;
+            ++*passed;
             continue;
         }
         if (aot_gov_allowed(g) - g->loss_ns < aot_gov_need(g, k)) {
@@ -194,6 +205,7 @@ static int aot_gov_next(struct aot_gov *g)
             if (m->verdict == AOT_GOV_UNTRIED)
                 m->verdict = AOT_GOV_WAITING;
             m->todo = 0;
+            ++*passed;
             continue;
         }
         g->cursor = (g->cursor + j) % nc;
@@ -216,6 +228,8 @@ static void aot_gov_finish(struct aot_gov *g)
     if (!ran && g->rechecks > 0 && !g->trigger_round)
         g->rechecks--;
     g->exploring = 0;
+    g->fill = 0;
+    g->lag = 0;
     g->chosen = best;
     g->since = 0;
     g->ref_level = g->nat_level;
@@ -307,13 +321,47 @@ static void aot_gov_cut(struct aot_gov *g, double ns)
     if (!m->tries)
         m->round_scored = (uint64_t) g->wn;
     g->pend = 0;
+    int rest = aot_gov_slot(g) - g->wseen;
     aot_gov_open(g, 0);
+    /* the rest of its slot runs natively, unscored; the native window starts with the slot */
+    if (rest > 0) {
+        g->fill = rest;
+        g->fill_next = 0;
+    }
+}
+
+/* After the native window: the next candidate, native filler first for each one passed over. */
+static void aot_gov_proceed(struct aot_gov *g)
+{
+    int passed, k = aot_gov_next(g, &passed);
+
+    if (passed && k) {
+        aot_gov_open(g, 0);
+        g->fill = 2 * passed * aot_gov_slot(g);
+        g->fill_next = k;
+    } else if (k) {
+        aot_gov_open(g, k);
+    } else {
+        aot_gov_finish(g);
+        g->lag = 2 * passed * aot_gov_slot(g);
+    }
 }
 
 static void aot_gov_close(struct aot_gov *g)
 {
     double spread, nmax = g->wbuf[0];
     int n = g->wn, k = g->wmode;
+
+    if (!n) {
+        /* every period of the window was an interruption: nothing measured; a candidate
+         * keeps its turn, native goes on to the next */
+        g->pend = 0;
+        if (k)
+            aot_gov_open(g, 0);
+        else
+            aot_gov_proceed(g);
+        return;
+    }
 
     for (int i = 1; i < n; i++)
         nmax = fmax(nmax, g->wbuf[i]);
@@ -338,11 +386,7 @@ static void aot_gov_close(struct aot_gov *g)
         g->nat_windows++;
         g->m[0].scored += (uint64_t) n;
         g->m[0].round_scored = (uint64_t) g->nat_windows * (uint64_t) n;
-        k = aot_gov_next(g);
-        if (k)
-            aot_gov_open(g, k);
-        else
-            aot_gov_finish(g);
+        aot_gov_proceed(g);
         return;
     }
     aot_gov_settle(g);
@@ -371,6 +415,19 @@ static int aot_gov_clearly_worse(const struct aot_gov *g)
     return t > g->nat_level * (1 + far) && t > 1.1 * g->nat_max;
 }
 
+/* The scheduled re-explorations, counted in occurrences from the decision, plus the slots of
+ * the candidates the exploration passed over at its end (lag): a rank that ran them decided
+ * that much later, and both start the re-check together. */
+static void aot_gov_recheck(struct aot_gov *g)
+{
+    if (g->rechecks < g->p.max_rechecks && g->rechecks < 62 &&
+        g->since >= (g->p.recheck_after << g->rechecks) + (uint64_t) g->lag) {
+        g->rechecks++;
+        aot_gov_start(g, g->p.window << (g->rechecks < 8 ? g->rechecks : 8));
+        g->trigger_round = 0;
+    }
+}
+
 static void aot_gov_settled(struct aot_gov *g, double ns)
 {
     g->since++;
@@ -391,12 +448,18 @@ static void aot_gov_settled(struct aot_gov *g, double ns)
             }
         }
     }
-    if (g->rechecks < g->p.max_rechecks && g->rechecks < 62 &&
-        g->since >= g->p.recheck_after << g->rechecks) {
-        g->rechecks++;
-        aot_gov_start(g, g->p.window << (g->rechecks < 8 ? g->rechecks : 8));
-        g->trigger_round = 0;
-    }
+    aot_gov_recheck(g);
+}
+
+/* One occurrence of native filler; at its end the mode it waited for opens. */
+static void aot_gov_fill(struct aot_gov *g)
+{
+    if (--g->fill)
+        return;
+    if (g->fill_next < 0)
+        aot_gov_finish(g);
+    else
+        aot_gov_open(g, g->fill_next);
 }
 
 int aot_gov_period(struct aot_gov *g, uint64_t ns)
@@ -408,6 +471,10 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
     g->total_ns += t;
     if (!g->exploring) {
         aot_gov_settled(g, t);
+        return g->cur;
+    }
+    if (g->fill) {
+        aot_gov_fill(g);
         return g->cur;
     }
     if (k) {
@@ -435,8 +502,22 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
             return g->cur;
         }
     }
-    if (g->wn == g->win)
+    if (g->wseen >= aot_gov_slot(g))
         aot_gov_close(g);
+    return g->cur;
+}
+
+int aot_gov_skip(struct aot_gov *g)
+{
+    g->periods++;
+    if (!g->exploring) {
+        g->since++;
+        aot_gov_recheck(g);
+    } else if (g->fill) {
+        aot_gov_fill(g);
+    } else if (++g->wseen >= aot_gov_slot(g)) {
+        aot_gov_close(g);
+    }
     return g->cur;
 }
 

@@ -108,9 +108,8 @@ static uint64_t aot_hash_text(const char *s)
  */
 static void aot_agree_settings(void)
 {
-    enum { MAXV = 64 };
-    uint64_t mine[2 * MAXV], all[2 * MAXV];
-    size_t nv = aot_config_nvars < MAXV ? aot_config_nvars : MAXV;
+    uint64_t mine[2 * AOT_CONFIG_MAX_VARS], all[2 * AOT_CONFIG_MAX_VARS];
+    size_t nv = aot_config_nvars < AOT_CONFIG_MAX_VARS ? aot_config_nvars : AOT_CONFIG_MAX_VARS;
     char msg[256];
 
     for (size_t i = 0; i < nv; i++) {

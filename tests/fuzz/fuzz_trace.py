@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# fuzz_trace.py: fuzz target for the trace reader (tools/trace/autoopt-trace), deterministic.
+# fuzz_trace.py: fuzz target for the trace reader (autoopt_tools.trace), deterministic.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: fuzz_trace.py AUTOOPT_TRACE [--seed N] [--runs N]

@@ -1,13 +1,18 @@
 #!/bin/sh
 # install_test.sh BUILD_DIR SOURCE_DIR: "cmake --install" into a temporary prefix, then build a
 # small program against the installed autoopt three ways -- find_package(autoopt), pkg-config
-# and the installed autoopt-mpicc -- and run each; all must report autoopt active.
+# and the installed autoopt-mpicc -- and run each; all must report autoopt active.  The
+# installed Python tools must find their package and print their manuals.
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -eu
 build=$1 src=$2
 tmp=$(mktemp -d /tmp/aot-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+for t in autoopt-bench autoopt-netcluster autoopt-validate autoopt-maps autoopt-trace; do
+    "$tmp/prefix/bin/$t" --help | grep -q "^    $t - " || { echo "installed $t --help: FAIL"; exit 1; }
+done
+echo "installed Python tools: ok"
 mkdir "$tmp/proj"
 cp "$src/consumer-CMakeLists.txt" "$tmp/proj/CMakeLists.txt"
 cp "$src/consumer.c" "$tmp/proj/consumer.c"

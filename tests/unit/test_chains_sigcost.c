@@ -1,8 +1,9 @@
 /*
  * test_chains_sigcost.c: what a signature costs per call -- the call site (the return address
  * the wrapper recorded), the key, its hash, the table lookup and the learner's update -- on a
- * loop of the 8 signatures of one SOR iteration.  Prints ns per call; fails only above a
- * generous bound (machines differ; the goal, 150 ns, is checked in docs/chains.md).
+ * loop of the 8 signatures of one SOR iteration.  It checks what the loop learned (two chains,
+ * confirmed) and prints ns per call; timing never decides the outcome (the goal, 150 ns, is
+ * measured in docs/chains.md).
  * Also prints the cost of an unw_backtrace-based site (AUTOOPT_SITE_DEPTH > 1).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -93,7 +94,6 @@ START_TEST(signature_cost)
     ns2 = measure(2, 20000);
     printf("chains: signature + table + learner per call: %.1f ns (site depth 1, return "
            "address), %.1f ns (site depth 2, unw_backtrace)\n", ns1, ns2);
-    ck_assert_double_lt(ns1, 2000.0);
 }
 END_TEST
 

@@ -239,13 +239,190 @@ END_TEST
 
 START_TEST(test_table_documents_every_variable)
 {
-    /* Every variable in the table has values, a default and a help text for the README. */
+    /* Every variable in the table has values, a default, a one-line help and the README's
+     * meaning (the README's table is generated from them). */
+    char values[256];
     ck_assert_uint_ge(aot_config_nvars, 24);
+    /* MPI_Init compares at most this many across ranks */
+    ck_assert_uint_le(aot_config_nvars, AOT_CONFIG_MAX_VARS);
     for (size_t i = 0; i < aot_config_nvars; i++) {
-        ck_assert_int_eq(strncmp(aot_config_vars[i].name, "AUTOOPT_", 8), 0);
-        ck_assert(aot_config_vars[i].values && *aot_config_vars[i].values);
-        ck_assert(aot_config_vars[i].dflt && *aot_config_vars[i].dflt);
-        ck_assert(aot_config_vars[i].help && *aot_config_vars[i].help);
+        const struct aot_config_var *s = &aot_config_vars[i];
+        const char *dflt = s->dflt_doc ? s->dflt_doc : s->dflt;
+        ck_assert_int_eq(strncmp(s->name, "AUTOOPT_", 8), 0);
+        ck_assert_msg(*aot_config_values(i, values, sizeof(values)), "%s", s->name);
+        ck_assert_msg(dflt && *dflt, "%s", s->name);
+        ck_assert_msg(s->help && *s->help && !strchr(s->help, '\n'), "%s", s->name);
+        ck_assert_msg(s->details && *s->details && !strchr(s->details, '|'), "%s", s->name);
+        ck_assert_msg(s->agree >= AOT_AGREE_VALUE && s->agree <= AOT_AGREE_NONE, "%s", s->name);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_str_ne(aot_config_vars[j].name, s->name);
+    }
+    for (size_t i = 0; i < aot_config_tool_nvars; i++) {
+        ck_assert_int_eq(strncmp(aot_config_tool_vars[i].name, "AUTOOPT_", 8), 0);
+        ck_assert(*aot_config_tool_vars[i].help);
+    }
+}
+END_TEST
+
+static size_t var_index(const char *name)
+{
+    for (size_t i = 0; i < aot_config_nvars; i++)
+        if (strcmp(aot_config_vars[i].name, name) == 0)
+            return i;
+    ck_abort_msg("%s is not in the table", name);
+    return 0;
+}
+
+/* Every default parses, and parsing an empty environment gives exactly what parsing each
+ * default one by one gives. */
+START_TEST(test_every_default_parses)
+{
+    const char *env[] = {NULL};
+    struct aot_config all, one;
+    char err[256];
+    ck_assert_int_eq(parse(&all, err, env), 0);
+    memset(&one, 0, sizeof(one));
+    for (size_t i = 0; i < aot_config_nvars; i++) {
+        const struct aot_config_var *s = &aot_config_vars[i];
+        ck_assert_msg(s->dflt || s->kind == AOT_KIND_TEXT, "%s has no default", s->name);
+        if (s->dflt)
+            ck_assert_msg(aot_config_parse_one(i, s->dflt, &one, err, sizeof(err)) == 0,
+                          "%s: default %s: expected %s", s->name, s->dflt, err);
+    }
+    ck_assert_mem_eq(&one, &all, sizeof(one));
+    /* the numbers the README states as defaults */
+    ck_assert_uint_eq(all.convert_min, 65536);
+    ck_assert_int_eq(all.max_guards, 16384);
+    ck_assert_int_eq(all.tune_window, 16);
+    ck_assert_int_eq(all.tune_switch, 110);
+    ck_assert_int_eq(all.p2p_mode, AOT_P2P_AUTO);
+    ck_assert_int_eq(all.calib, AOT_CALIB_MEASURE);
+    ck_assert_int_eq(all.tune_online, 0);
+}
+END_TEST
+
+/* Every example parses (AUTOOPT_TUNE_SAVE's needs AUTOOPT_TUNE=online beside it). */
+START_TEST(test_every_example_parses)
+{
+    int examples = 0;
+    for (size_t i = 0; i < aot_config_nvars; i++) {
+        char entry[256], err[256];
+        const char *env[] = {entry, "AUTOOPT_TUNE=online", NULL};
+        struct aot_config c;
+        if (!aot_config_vars[i].example)
+            continue;
+        examples++;
+        snprintf(entry, sizeof(entry), "%s=%s", aot_config_vars[i].name,
+                 aot_config_vars[i].example);
+        ck_assert_msg(parse(&c, err, env) == 0, "%s: %s", entry, err);
+    }
+    ck_assert_int_ge(examples, 24);
+}
+END_TEST
+
+/* A value just outside each setting's range gives the one-line error naming the variable. */
+START_TEST(test_every_range_enforced)
+{
+    for (size_t i = 0; i < aot_config_nvars; i++) {
+        const struct aot_config_var *s = &aot_config_vars[i];
+        char values[3][64], want[512], err[256], entry[256];
+        const char *env[] = {entry, NULL};
+        int nvalues = 0;
+        struct aot_config c;
+
+        switch (s->kind) {
+        case AOT_KIND_INT:
+            snprintf(values[nvalues++], 64, "%ld", s->lo - 1);
+            snprintf(values[nvalues++], 64, "%ld", s->hi + 1);
+            snprintf(values[nvalues++], 64, "%ldx", s->lo);
+            break;
+        case AOT_KIND_BYTES:
+            snprintf(values[nvalues++], 64, "-1");
+            break;
+        case AOT_KIND_CHOICE: case AOT_KIND_SPECIAL:
+            snprintf(values[nvalues++], 64, "nonsense");
+            break;
+        default:
+            continue;   /* TEXT takes any value */
+        }
+        for (int k = 0; k < nvalues; k++) {
+            snprintf(entry, sizeof(entry), "%s=%s", s->name, values[k]);
+            ck_assert_msg(parse(&c, err, env) == -1, "%s accepted", entry);
+            snprintf(want, sizeof(want), "%s: expected ", entry);
+            ck_assert_msg(strncmp(err, want, strlen(want)) == 0 && !strchr(err, '\n'),
+                          "%s: %s", entry, err);
+            if (s->kind == AOT_KIND_INT && (s->lo != 0 || s->hi != 1)) {
+                snprintf(want, sizeof(want), "%s: expected an integer %ld..%ld", entry, s->lo,
+                         s->hi);
+                ck_assert_str_eq(err, want);
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_choices)
+{
+    static const struct { const char *env, *msg; } bad[] = {
+        {"AUTOOPT_P2P_MODE=fast", "AUTOOPT_P2P_MODE=fast: expected auto, native, copy or guarded"},
+        {"AUTOOPT_TUNE=on", "AUTOOPT_TUNE=on: expected off or online"},
+        {"AUTOOPT_TUNE=of", "AUTOOPT_TUNE=of: expected off or online"},
+        {"AUTOOPT_TUNE=offline", "AUTOOPT_TUNE=offline: expected off or online"},
+        {"AUTOOPT_TUNE_SAVE=x.tune", "AUTOOPT_TUNE_SAVE=x.tune: expected a path, together with "
+                                     "AUTOOPT_TUNE=online (nothing to save without it)"},
+    };
+    static const struct { const char *env; int mode, online; } good[] = {
+        {"AUTOOPT_P2P_MODE=auto", AOT_P2P_AUTO, 0}, {"AUTOOPT_P2P_MODE=native", AOT_P2P_NATIVE, 0},
+        {"AUTOOPT_P2P_MODE=copy", AOT_P2P_COPY, 0}, {"AUTOOPT_P2P_MODE=guarded", AOT_P2P_GUARDED, 0},
+        {"AUTOOPT_TUNE=off", AOT_P2P_AUTO, 0}, {"AUTOOPT_TUNE=0", AOT_P2P_AUTO, 0},
+        {"AUTOOPT_TUNE=online", AOT_P2P_AUTO, 1},
+    };
+    struct aot_config c;
+    char err[256], values[128];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *env[] = {bad[i].env, NULL};
+        ck_assert_int_eq(parse(&c, err, env), -1);
+        ck_assert_str_eq(err, bad[i].msg);
+    }
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        const char *env[] = {good[i].env, NULL};
+        ck_assert_int_eq(parse(&c, err, env), 0);
+        ck_assert_int_eq(c.p2p_mode, good[i].mode);
+        ck_assert_int_eq(c.tune_online, good[i].online);
+    }
+    /* the values as the README shows them */
+    ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_CHAINS"), values, sizeof(values)),
+                     "0, 1, `unguarded`");
+    ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_TUNE"), values, sizeof(values)),
+                     "`off`, `online`");
+    ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_VERBOSE"), values, sizeof(values)),
+                     "0..3");
+    ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_DISABLE"), values, sizeof(values)),
+                     "0, 1");
+}
+END_TEST
+
+/* Each collective of AOT_COLLECTIVES has its AUTOOPT_<NAME>, stored in its coll_force slot. */
+START_TEST(test_every_collective_forced)
+{
+    static const char *const names[] = {
+#define AOT_X(upper, lower) "AUTOOPT_" #upper,
+        AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+    };
+    for (int k = 0; k < AOT_COLL_NKINDS; k++) {
+        char entry[64], err[256];
+        const char *env[] = {entry, NULL};
+        struct aot_config c;
+        size_t i = var_index(names[k]);
+        ck_assert_int_eq(aot_config_vars[i].kind, AOT_KIND_TEXT);
+        snprintf(entry, sizeof(entry), "%s=alg%d", names[k], k);
+        ck_assert_int_eq(parse(&c, err, env), 0);
+        for (int m = 0; m < AOT_COLL_NKINDS; m++)
+            if (m == k)
+                ck_assert_str_eq(c.coll_force[m], strchr(entry, '=') + 1);
+            else
+                ck_assert_ptr_null(c.coll_force[m]);
     }
 }
 END_TEST
@@ -268,6 +445,11 @@ int main(void)
     tcase_add_test(tc, test_empty_is_unset);
     tcase_add_test(tc, test_unknown_names);
     tcase_add_test(tc, test_table_documents_every_variable);
+    tcase_add_test(tc, test_every_default_parses);
+    tcase_add_test(tc, test_every_example_parses);
+    tcase_add_test(tc, test_every_range_enforced);
+    tcase_add_test(tc, test_choices);
+    tcase_add_test(tc, test_every_collective_forced);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

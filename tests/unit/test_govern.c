@@ -302,7 +302,10 @@ START_TEST(three_candidates)
 {
     struct model md = {.nmodes = 4, .base = {100 * US, 110 * US, 85 * US, 150 * US},
                        .noise = 0.08};
-    expect("three candidates, one winner", &md, 400, 2, 0.02, NULL);
+    /* 450: the first exploration spends its budget on mode 1 (110 %, unclear four times), the
+     * re-check finds mode 2; with aligned slots it ends ~400 periods in (a cut window's rest and
+     * the slots passed over run native filler, so that ranks stay in step) */
+    expect("three candidates, one winner", &md, 450, 2, 0.02, NULL);
     expect("three candidates, one winner, long", &md, 5000, 2, 0.02, NULL);
     md.base[1] = 70 * US;
     expect("three candidates, two winners", &md, 5000, 1, 0.02, NULL);
@@ -393,6 +396,76 @@ START_TEST(reason_text)
 }
 END_TEST
 
+
+/* Ranks in step.  Four ranks run the same loop; their candidate mode 1 costs them differently
+ * (ranks 0 and 1: merely slower, rank 1 with interruptions; rank 2: passed over by its prior;
+ * rank 3: cut short at once) while mode 2 is faster everywhere.  Whenever two ranks explore at
+ * the same occurrence they run the same candidate (or native); ranks 0 and 1 run the same
+ * schedule; every rank starts its first re-check at the same occurrence; all find mode 2. */
+START_TEST(ranks_stay_in_step)
+{
+    static const double m1[4] = {106, 106, 300, 300};
+    enum { N = 1200, R = 4 };
+    struct aot_gov_params p;
+    static struct aot_gov g[R];
+    static int mode[R][N];
+    int decided[R], recheck_at[R], conflict = -1, conflict_rank = 0;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 3;
+    rng_state = 12345;
+    for (int r = 0; r < R; r++) {
+        aot_gov_init(&g[r], &p);
+        decided[r] = 0;
+        recheck_at[r] = -1;
+    }
+    aot_gov_prior(&g[2], 1, 200 * US);   /* more than native's whole period: never explored */
+    for (int t = 0; t < N; t++) {
+        int explore[R];
+        for (int r = 0; r < R; r++) {
+            int k = aot_gov_mode(&g[r]);
+            double base = k == 0 ? 100 : k == 1 ? m1[r] : 80;
+            mode[r][t] = k;
+            explore[r] = !aot_gov_decided(&g[r]);
+            if (decided[r] && explore[r] && recheck_at[r] < 0)
+                recheck_at[r] = t;
+            decided[r] |= !explore[r];
+            if (r == 1 && t % 37 == 5)
+                aot_gov_skip(&g[r]);                       /* an interruption */
+            else
+                aot_gov_period(&g[r], (uint64_t) (base * US * (1 + 0.01 * normal())));
+        }
+        for (int r = 1; r < R; r++)
+            if (explore[0] && explore[r] && mode[0][t] && mode[r][t] &&
+                mode[0][t] != mode[r][t] && conflict < 0)
+                conflict = t, conflict_rank = r;
+    }
+    if (getenv("GOV_TRACE")) {
+        for (int r = 0; r < R; r++) {
+            char buf[256];
+            static const char *const names[] = {"native", "copied", "guarded"};
+            aot_gov_reason(&g[r], names, buf, sizeof(buf));
+            for (int t = 0; t < N; t++)
+                fputc('0' + mode[r][t], stderr);
+            fprintf(stderr, "\nrank %d: %s\n", r, buf);
+        }
+    }
+    ck_assert_msg(conflict < 0, "occurrence %d: rank 0 runs mode %d, rank %d mode %d", conflict,
+                  conflict < 0 ? 0 : mode[0][conflict], conflict_rank,
+                  conflict < 0 ? 0 : mode[conflict_rank][conflict]);
+    for (int t = 0; t < N; t++)
+        ck_assert_msg(mode[1][t] == mode[0][t], "occurrence %d: rank 0 mode %d, rank 1 mode %d",
+                      t, mode[0][t], mode[1][t]);
+    for (int r = 0; r < R; r++) {
+        ck_assert_int_eq(aot_gov_choice(&g[r]), 2);
+        ck_assert_int_gt(recheck_at[r], 0);
+        ck_assert_int_eq(recheck_at[r], recheck_at[0]);
+    }
+    ck_assert(g[2].m[1].verdict == AOT_GOV_SKIPPED);   /* rank 2 never ran mode 1 */
+    ck_assert(g[3].m[1].verdict == AOT_GOV_CUT);       /* rank 3 was cut short */
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -412,6 +485,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, prior_rules_out);
     tcase_add_test(tc, exploring_is_cheap);
     tcase_add_test(tc, reason_text);
+    tcase_add_test(tc, ranks_stay_in_step);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # autoopt-netcluster: an emulated 100 Mbit/s Ethernet cluster (network namespaces, veth pairs,
 # Linux bridges, tbf) and the ping-pong program that calibrates it.  See docs/netcluster.md.
-include(${CMAKE_CURRENT_LIST_DIR}/aot_tool_script.cmake)
+# The program itself is Python: tools/python/autoopt_tools/netcluster.py.
 
 add_executable(aot_pingpong ${CMAKE_CURRENT_LIST_DIR}/aot_pingpong.c)
 target_link_libraries(aot_pingpong PRIVATE MPI::MPI_C)
@@ -21,8 +21,6 @@ else()
   message(STATUS "autoopt: UCX headers not found (libucx-dev): autoopt-netcluster runs "
                  "without its MPI_Finalize workaround for UCX over TCP")
 endif()
-
-aot_tool_script(autoopt-netcluster ${CMAKE_CURRENT_LIST_DIR}/autoopt-netcluster.in)
 
 # netcluster-2sw.sh: autoopt-netcluster with two switches of 4 hosts and AUTOOPT_TOPOLOGY, in the
 # form autoopt-bench-coll --netcluster calls (docs/measurements.md, the topology algorithms).

@@ -7,9 +7,5 @@ target_link_libraries(autoopt-tune PRIVATE autoopt-internal)
 set_target_properties(autoopt-tune PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 install(TARGETS autoopt-tune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# ---- autoopt-maps ---------------------------------------------------------------------------
-# Pictures of the decision maps `autoopt-tune encode --dump-map` writes (docs/benchmarks.md,
-# "autoopt-maps").  A Python script (matplotlib), turned into bin/autoopt-maps and installed
-# the way autoopt-bench is.
-include(${CMAKE_CURRENT_LIST_DIR}/../netcluster/aot_tool_script.cmake)
-aot_tool_script(autoopt-maps ${CMAKE_CURRENT_LIST_DIR}/autoopt-maps.in)
+# autoopt-maps, the pictures of the decision maps `autoopt-tune encode --dump-map` writes, is
+# Python: tools/python/autoopt_tools/maps.py.

@@ -1,6 +1,8 @@
-#!/usr/bin/env python3
 # autoopt-trace: summarize the traces autoopt writes with AUTOOPT_TRACE=dir.
 # SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bin/autoopt-trace runs run() (cmake/AotPythonTools.cmake).  Standard library only and no
+# import from the rest of the package: tests/fuzz/fuzz_trace.py loads this file on its own.
 """\
 NAME
     autoopt-trace - summarize autoopt traces: signatures, chains, per-rank statistics
@@ -471,8 +473,9 @@ def main(argv):
     return status
 
 
-if __name__ == "__main__":
+def run(argv):
+    """The program's exit status (bin/autoopt-trace)."""
     try:
-        sys.exit(main(sys.argv))
+        return main(argv)
     except BrokenPipeError:
-        sys.exit(1)
+        return 1
