@@ -63,7 +63,7 @@ aot_require(AOT_UNWIND_FOUND "libunwind" "libunwind-dev")
 find_path(AOT_UTHASH_INCLUDE uthash.h)
 aot_require(AOT_UTHASH_INCLUDE "uthash.h" "uthash-dev")
 
-# Slurm's host-list parser for topology.conf (collectives/topology.c): the header at build
+# Slurm's host-list parser for topology.conf (collectives/topology_conf.c): the header at build
 # time only; libautoopt.so loads libslurm.so.38 with dlopen() when it reads a topology file.
 find_path(AOT_SLURM_INCLUDE slurm/slurm.h)
 aot_require(AOT_SLURM_INCLUDE "slurm/slurm.h (Slurm's host-list parser, for topology files)"

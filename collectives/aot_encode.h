@@ -43,7 +43,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "aot_tune.h"
+#include "aot_tuner_core.h"
 
 /* ---------------------------------------------------------------- raw files */
 

@@ -43,7 +43,8 @@
 
 #include <stdint.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "coll_select.h"
 
 #define AOT_ONLINE_MAXCAND 6
 #define AOT_ONLINE_REPS 6

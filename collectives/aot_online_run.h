@@ -12,9 +12,13 @@
 #ifndef AOT_ONLINE_RUN_H_INCLUDED
 #define AOT_ONLINE_RUN_H_INCLUDED
 
+#include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_online.h"
+#include "coll_select.h"
 
 struct aot_online_comm;         /* the keys of one communicator */
 struct aot_online_key;

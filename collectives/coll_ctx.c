@@ -1,5 +1,5 @@
 /*
- * coll_ctx.c: the context algorithms run in (struct aot_coll_ctx, coll_internal.h) and what it
+ * coll_ctx.c: the context algorithms run in (struct aot_coll_ctx, coll_ctx.h) and what it
  * computes on first use: the hierarchy of hosts, and the hosts' shared-memory area
  * (engines/coll_shm.c).
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -22,10 +22,14 @@
  * Cost, once per communicator: allgather of p * MPI_MAX_PROCESSOR_NAME bytes, one split, one
  * allgather within each host, one allgather of p ints, one allreduce of an int; then local.
  */
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "coll_ctx.h"
+#include "coll_select.h"
+#include "coll_shm.h"
+#include "coll_switches.h"
 
 struct aot_coll_lazy {
     int have_hier;              /* hier and its arrays are filled */
@@ -170,7 +174,7 @@ static void aot_hier_fill(struct aot_coll_hier *h, const int *id, int p, int me,
 }
 
 /* h->order and h->place in ints (2p): hosts stably sorted by switch (switch numbers are
- * depth-first, coll_topo.c), each host's members in ascending rank.  A counting sort over the
+ * depth-first, coll_switches.c), each host's members in ascending rank.  A counting sort over the
  * switches; without a topology every host counts as switch 0, which leaves members as it is. */
 static void aot_hier_order(struct aot_coll_hier *h, int p, int *ints)
 {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "aot_encode.h"
+#include "aot_tuner_core.h"
 
 /* Sums of penalties are compared within this relative margin (prefix sums round). */
 #define EPS_REL 1e-9

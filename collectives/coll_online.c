@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aot_config.h"
 #include "aot_online.h"
+#include "coll_select.h"
 
 /* ---------------------------------------------------------------- candidates */
 

@@ -24,8 +24,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aot_config.h"
+#include "aot_files.h"
+#include "aot_log.h"
 #include "aot_online.h"
 #include "aot_online_run.h"
+#include "aot_state.h"
+#include "aot_stats.h"
+#include "aot_tuning_file.h"
+#include "coll_registry.h"
+#include "coll_select.h"
+#include "coll_util.h"
 
 #define AOT_ONLINE_NBUCKETS 65
 

@@ -10,7 +10,8 @@
  */
 #include <string.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "coll_registry.h"
 
 enum {
 #define AOT_X(upper, lower) AOT_KIND_##lower = AOT_COLL_##upper,

@@ -4,13 +4,9 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * A call goes: intercommunicator? -> PMPI.  Otherwise the decision (coll_select.c) from values
- * every rank shares:
- *   allreduce, reduce, bcast   bytes = count * type size
- *   allgather, alltoall        bytes = rcount * size(rdt)  (one block, as OSU reports it)
- *   allgatherv                 bytes = sum(rcounts) * size(rdt) / comm size
- *   alltoallv, barrier         bytes = 0 (alltoallv counts differ by rank)
+ * every rank shares: the communicator's size and the call's bytes (aot_coll_bytes, coll_bytes.h).
  * Native runs PMPI_<Collective> on the user's communicator; any other algorithm runs in the
- * communicator's context (struct aot_coll_ctx, coll_internal.h) on a private duplicate, made at
+ * communicator's context (struct aot_coll_ctx, coll_ctx.h) on a private duplicate, made at
  * the first call that needs it (every rank makes the same decision, so every rank calls
  * PMPI_Comm_dup in the same collective).  The context is cached in an attribute whose delete
  * callback frees it, the duplicate and what the context computed (coll_ctx.c) with the user's
@@ -19,11 +15,29 @@
  * of more than INT_MAX bytes go to PMPI (passed, reason DATATYPE).
  */
 #include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "aot_coll.h"
+#include "aot_config.h"
+#include "aot_functions.h"
+#include "aot_log.h"
 #include "aot_online_run.h"
-#include "coll_internal.h"
+#include "aot_state.h"
+#include "aot_stats.h"
+#include "aot_trace.h"
+#include "aot_tuning_file.h"
+#include "coll_algorithms.h"
+#include "coll_bytes.h"
+#include "coll_ctx.h"
+#include "coll_registry.h"
+#include "coll_run.h"
+#include "coll_select.h"
+#include "coll_switches.h"
+#include "coll_util.h"
 
 struct aot_comm_state {
     struct aot_coll_ctx ctx;    /* ctx.comm: the private duplicate, MPI_COMM_NULL until an
@@ -383,7 +397,8 @@ int aot_coll_run_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void 
 
     PMPI_Type_size(rdt, &tsz);
     aot_shape(ctx, ctx->size, &sh);
-    aot_pick(AOT_COLL_ALLGATHER, -1, &sh, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_pick(AOT_COLL_ALLGATHER, -1, &sh, ctx->rank,
+             aot_coll_bytes(AOT_COLL_ALLGATHER, ctx->size, rcount, tsz, NULL), 1, &c);
     if (c.alg == AOT_COLL_ALLGATHER)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
     sub = aot_coll_ctx_with(ctx, c.param);
@@ -400,7 +415,8 @@ int aot_coll_run_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *
 
     PMPI_Type_size(rdt, &tsz);
     aot_shape(ctx, ctx->size, &sh);
-    aot_pick(AOT_COLL_ALLTOALL, -1, &sh, ctx->rank, (uint64_t) rcount * (uint64_t) tsz, 1, &c);
+    aot_pick(AOT_COLL_ALLTOALL, -1, &sh, ctx->rank,
+             aot_coll_bytes(AOT_COLL_ALLTOALL, ctx->size, rcount, tsz, NULL), 1, &c);
     if (c.alg == AOT_COLL_ALLTOALL)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, ctx->comm);
     sub = aot_coll_ctx_with(ctx, c.param);
@@ -436,8 +452,8 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    aot_choose(s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, (uint64_t) count * (uint64_t) tsz,
-               commute, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce,
+               aot_coll_bytes(AOT_COLL_ALLREDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
     if (c.alg == AOT_COLL_ALLREDUCE)
         rc = PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -450,18 +466,19 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Bcast);
     struct aot_online_call oc;
     struct aot_coll_choice c;
+    uint64_t bytes;
     int tsz, rc;
     struct aot_coll_ctx ctx;
 
     if (!s || count < 0 || root < 0 || root >= s->size
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
-    if ((uint64_t) count * (uint64_t) tsz > INT_MAX) {   /* no int count of bytes */
+    bytes = aot_coll_bytes(AOT_COLL_BCAST, s->size, count, tsz, NULL);
+    if (bytes > INT_MAX) {   /* no int count of bytes */
         aot_stats_pass(AOT_FN_MPI_Bcast, AOT_PASS_DATATYPE);
         return PMPI_Bcast(buf, count, dt, root, comm);
     }
-    aot_choose(s, comm, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, (uint64_t) count * (uint64_t) tsz, 1, &c,
-               &oc);
+    aot_choose(s, comm, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, bytes, 1, &c, &oc);
     if (c.alg == AOT_COLL_BCAST)
         rc = PMPI_Bcast(buf, count, dt, root, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -482,8 +499,8 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
         || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
-    aot_choose(s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, (uint64_t) count * (uint64_t) tsz,
-               commute, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce,
+               aot_coll_bytes(AOT_COLL_REDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
         rc = aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -503,7 +520,7 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     aot_choose(s, comm, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather,
-               (uint64_t) rcount * (uint64_t) tsz, 1, &c, &oc);
+               aot_coll_bytes(AOT_COLL_ALLGATHER, s->size, rcount, tsz, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHER)
         rc = PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -517,16 +534,13 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgatherv);
     struct aot_online_call oc;
     struct aot_coll_choice c;
-    uint64_t total = 0;
     int tsz, rc;
     struct aot_coll_ctx ctx;
 
     if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
-    for (int i = 0; i < s->size; i++)
-        total += (uint64_t) (rcounts[i] > 0 ? rcounts[i] : 0);
     aot_choose(s, comm, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
-               total * (uint64_t) tsz / (uint64_t) s->size, 1, &c, &oc);
+               aot_coll_bytes(AOT_COLL_ALLGATHERV, s->size, 0, tsz, rcounts), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHERV) {  /* with the MPICH one-rank workaround, see native.c */
         rc = aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     } else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS) {
@@ -554,8 +568,8 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
 
     if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_choose(s, comm, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, (uint64_t) rcount * (uint64_t) tsz,
-               1, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall,
+               aot_coll_bytes(AOT_COLL_ALLTOALL, s->size, rcount, tsz, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALL)
         rc = PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -606,7 +620,8 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 
     if (!s)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, 0, 1, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv,
+               aot_coll_bytes(AOT_COLL_ALLTOALLV, s->size, 0, 0, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALLV)
         rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -625,7 +640,8 @@ int aot_coll_barrier(MPI_Comm comm)
 
     if (!s)
         return PMPI_Barrier(comm);
-    aot_choose(s, comm, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, 0, 1, &c, &oc);
+    aot_choose(s, comm, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier,
+               aot_coll_bytes(AOT_COLL_BARRIER, s->size, 0, 0, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_BARRIER)
         rc = PMPI_Barrier(comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)

@@ -10,11 +10,16 @@
  * read from the environment and the tuning file (broadcast from rank 0).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_tuning_file.h"
+#include "coll_registry.h"
+#include "coll_select.h"
+#include "coll_util.h"
 
 /* "native, ring, ..." for messages. */
 static void aot_known_names(enum aot_coll_kind kind, char *buf, size_t len)

@@ -8,11 +8,14 @@
  * MPI_COMM_SELF, or copied with memcpy when the type is contiguous.  Both give MPICH's packed
  * form (the bytes of the type map in order) on a homogeneous system.
  */
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "aot_pmpi.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d)
 {

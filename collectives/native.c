@@ -10,9 +10,12 @@
  * workarounds); the aot_<coll>_native functions are what the table holds, and what the
  * benchmark and the tests reach when they run an algorithm by its table entry.
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allreduce_native(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                          const struct aot_coll_ctx *ctx)

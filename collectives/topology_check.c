@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "aot_topology.h"
+#include "aot_topology_conf.h"
 
 static void print_switch(const struct aot_topology *t, int s)
 {

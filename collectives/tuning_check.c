@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "aot_tuning.h"
+#include "aot_tuning_file.h"
 
 int main(int argc, char **argv)
 {

@@ -7,7 +7,7 @@
  * protect a page that holds autoopt's own data, nor change a mapping through autoopt's own
  * exported wrappers of mmap, munmap and mprotect (paging/syscalls.c), which may wait for
  * requests or release probes.  So everything here maps its memory itself and calls the kernel
- * through aot_syscall (src/sys.c).  Hidden, like everything of aot.h.
+ * through aot_syscall (src/sys.c).  Hidden, like everything of src/.
  */
 #ifndef AOT_MEM_H_INCLUDED
 #define AOT_MEM_H_INCLUDED
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "aot.h"
+#include "aot_sys.h"
 
 /* ---------------------------------------------------------------- raw system calls */
 

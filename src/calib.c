@@ -10,12 +10,15 @@
  * share of the time and has three samples (two for the 16-page guard), so a machine where
  * mprotect costs 100 us still pays about 0.5 ms.
  */
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
-#include "aot.h"
 #include "aot_calib.h"
+#include "aot_config.h"
+#include "aot_log.h"
 #include "aot_mem.h"
+#include "aot_state.h"
 
 struct aot_calib aot_calib;
 

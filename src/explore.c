@@ -5,7 +5,9 @@
  * that wants to explore takes the turn first; the others run natively until it is done.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "aot.h"
+#include <stdint.h>
+
+#include "aot_explore.h"
 #include "aot_govern.h"
 
 static struct {

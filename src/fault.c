@@ -68,8 +68,10 @@
 #include <unistd.h>
 #include <sigsegv.h>
 
-#include "aot.h"
 #include "aot_fault.h"
+#include "aot_log.h"
+#include "aot_state.h"
+#include "aot_sys.h"
 
 /* The previous handler is kept in a ring of AOT_FAULT_NPREV copies: a change writes the next
  * copy and then publishes its number (gen), so that a reader in signal context never waits for

@@ -20,13 +20,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "aot.h"
+#include "aot_files.h"
 
 /* Creates the missing directories of path (mode 0700), like mkdir -p. */
 static int aot_mkdirs(const char *dir)

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "aot.h"
+#include "aot_log.h"
+#include "aot_state.h"
 
 void aot_log(int level, const char *fmt, ...)
 {

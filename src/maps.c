@@ -35,6 +35,7 @@
 #include <sys/ioctl.h>
 
 #include "aot_mem.h"
+#include "aot_sys.h"
 
 /* ---------------------------------------------------------------- stacks */
 

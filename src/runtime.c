@@ -15,14 +15,23 @@
  *                          Collectives stay on: they run in the thread that calls MPI.
  *   MPI_THREAD_MULTIPLE    conversion, chains and collectives off; only statistics remain.
  */
+#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "aot.h"
+#include "aot_config.h"
 #include "aot_fault.h"
+#include "aot_hooks.h"
+#include "aot_log.h"
+#include "aot_runtime.h"
+#include "aot_state.h"
+#include "aot_stats.h"
+#include "aot_sys.h"
+#include "aot_threads.h"
+#include "aot_trace.h"
 
 extern char **environ;
 

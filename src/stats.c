@@ -4,12 +4,21 @@
  * docs/stats-format.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "aot.h"
 #include "aot_calib.h"
+#include "aot_explore.h"
+#include "aot_files.h"
+#include "aot_functions.h"
+#include "aot_hooks.h"
+#include "aot_log.h"
+#include "aot_state.h"
+#include "aot_stats.h"
+#include "aot_trace.h"
 
 uint64_t aot_calls[AOT_FN_COUNT];
 uint64_t aot_optimized[AOT_FN_COUNT];

@@ -12,7 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-#include "aot.h"
+#include "aot_sys.h"
 
 long aot_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {

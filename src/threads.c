@@ -20,7 +20,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "aot.h"
+#include "aot_config.h"
+#include "aot_log.h"
+#include "aot_state.h"
+#include "aot_sys.h"
+#include "aot_threads.h"
 
 volatile int aot_app_threads;
 int aot_app_threads_before_init;

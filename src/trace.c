@@ -9,7 +9,7 @@
  * tab-separated text.  A process that dies leaves the records of its full buffers:
  * autoopt-trace reads them and reports where the file ends.
  *
- * Every subsystem writes events with aot_trace() (aot.h).  The writer can be called from
+ * Every subsystem writes events with aot_trace() (aot_trace.h).  The writer can be called from
  * paging's SIGSEGV handler (AOT_TR_FAULT, AOT_TR_WAIT with a NULL text), so the record path
  * takes no lock, never allocates and uses only write(2); a call that arrives while another is
  * inside the writer (a signal in between) is counted as dropped.
@@ -24,8 +24,9 @@
  * pages of the program's buffers, and a buffer of the writer on such a page would fault.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,7 +35,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aot.h"
+#include "aot_files.h"
+#include "aot_functions.h"
+#include "aot_hooks.h"
+#include "aot_log.h"
+#include "aot_state.h"
+#include "aot_stats.h"
+#include "aot_sys.h"
+#include "aot_trace.h"
 
 #define AOT_TRACE_VERSION 1
 #define AOT_TRACE_HEADER 64

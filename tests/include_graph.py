@@ -10,6 +10,9 @@ and line, when
   - chains/ includes a header of paging/ other than its public aot_paging.h;
   - paging/ includes a header of chains/;
   - collectives/ includes a header of paging/ or chains/;
+  - a file of src/ or collectives/ includes the umbrella aot.h: src/'s headers each say one
+    thing (aot_log.h, aot_stats.h, ...), and those two folders include the ones they use;
+    aot.h, which includes them all, is for intercept/, paging/ and chains/;
   - the graph of folders (an edge A -> B: a file of A includes a header of B) has a cycle.
 
 A quoted header is looked for as the compiler does: first in the includer's own folder, then in
@@ -18,11 +21,12 @@ the build generates (intercept/gen_wrappers.py, in build/generated) belong to in
 of them is allowed everywhere and makes no edge: aot_functions.h is the generated list of MPI
 function ids (AOT_FN_MPI_Send ...), derived from MPICH's mpi_proto.h, with the classes
 wrappers.spec gives them (AOT_FC_*, the table aot_function_classes); it holds no code and
-includes nothing, so it is data every folder may name, like mpi.h (src/aot.h includes it).
+includes nothing, so it is data every folder may name, like mpi.h (src/aot_stats.h includes it).
 
-With --generated DIR, the generated files there are read too (as files of intercept/).
+With --generated DIR, the generated files there are read too (as files of intercept/).  With
+--self-test, each rule is checked on a small tree made to break it (test unit.include_graph.rules).
 
-Usage: include_graph.py [--root SOURCE_DIR] [--generated BUILD/generated]
+Usage: include_graph.py [--root SOURCE_DIR] [--generated BUILD/generated] | --self-test
 """
 import argparse
 import os
@@ -34,6 +38,9 @@ MODULES = ["src", "intercept", "paging", "chains", "collectives"]
 GENERATED = {"aot_functions.h", "aot_route.h", "aot_wrappers.c", "inject_mpi.h"}
 # Headers any folder may include without an edge (see the docstring).
 SHARED_DATA = {"aot_functions.h"}
+# src/'s umbrella header and the folders that include the specific headers instead.
+UMBRELLA = "aot.h"
+NO_UMBRELLA = ("src", "collectives")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -72,6 +79,9 @@ def header_index(root):
 
 def violation(src, dst, header):
     """A message when an include from folder src of header (in folder dst) breaks a rule."""
+    if header == UMBRELLA and dst == "src" and src in NO_UMBRELLA:
+        return ("%s/ includes the umbrella %s: include the headers of src/ it uses "
+                "(aot_log.h, aot_stats.h, ...)" % (src, header))
     if header in SHARED_DATA or src == dst:
         return None
     if src == "src":
@@ -113,18 +123,13 @@ def find_cycle(edges):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                   os.pardir))
-    ap.add_argument("--generated", default=None)
-    args = ap.parse_args()
-    root = os.path.abspath(args.root)
+def check(root, generated):
+    """(problems, edges, number of files) of the tree at root."""
     index = header_index(root)
     problems = []
     edges = {}          # (a, b) -> first "file:line" that makes the edge
     nfiles = 0
-    for path, mod in sources(root, args.generated):
+    for path, mod in sources(root, generated):
         nfiles += 1
         shown = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -158,6 +163,56 @@ def main():
     if cycle:
         steps = ["%s -> %s (%s)" % (a, b, edges[(a, b)]) for a, b in zip(cycle, cycle[1:])]
         problems.append("folder-level include cycle: " + "; ".join(steps))
+    return problems, edges, nfiles
+
+
+# One tree per rule, each breaking it once: file -> its #include lines.  Every header named
+# exists in the folder given by its path.
+SELF_TESTS = [
+    ("src/ includes", {"src/a.c": ["aot_coll.h"], "collectives/aot_coll.h": []}),
+    ("only paging's public", {"chains/a.c": ["paging.h"], "paging/paging.h": []}),
+    ("paging knows only src/", {"paging/a.c": ["chains.h"], "chains/chains.h": []}),
+    ("collectives know src/ and PMPI only", {"collectives/a.c": ["chains.h"],
+                                              "chains/chains.h": []}),
+    ("includes the umbrella aot.h", {"collectives/a.c": ["aot.h"], "src/aot.h": []}),
+    ("includes the umbrella aot.h", {"src/a.c": ["aot.h"], "src/aot.h": []}),
+    ("include cycle", {"paging/a.c": ["aot_x.h"], "src/aot_x.h": [], "src/b.c": ["p.h"],
+                       "paging/p.h": []}),
+    (None, {"chains/a.c": ["aot.h", "aot_paging.h"], "src/aot.h": [],
+            "paging/aot_paging.h": [], "collectives/b.c": ["aot_log.h"], "src/aot_log.h": []}),
+]
+
+
+def self_test():
+    """Each rule fires on a tree that breaks it, and a tree that keeps them passes."""
+    import tempfile
+    failed = 0
+    for want, files in SELF_TESTS:
+        with tempfile.TemporaryDirectory() as root:
+            for rel, incs in files.items():
+                os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                    f.writelines('#include "%s"\n' % h for h in incs)
+            problems = check(root, None)[0]
+        ok = (not problems) if want is None else any(want in p for p in problems)
+        print("%s %s: %s" % ("ok  " if ok else "FAIL", want or "a tree within the rules",
+                             "; ".join(problems) or "no problem"))
+        failed += not ok
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   os.pardir))
+    ap.add_argument("--generated", default=None)
+    ap.add_argument("--self-test", action="store_true",
+                    help="check that every rule fires on a tree made to break it")
+    args = ap.parse_args()
+    if args.self_test:
+        return self_test()
+    root = os.path.abspath(args.root)
+    problems, edges, nfiles = check(root, args.generated)
     print("include graph: %d files; edges: %s" % (
         nfiles, ", ".join("%s->%s" % e for e in sorted(edges)) or "none"))
     for p in problems:

@@ -8,9 +8,12 @@
  * Cost = (p-1)α + (p-1)mβ + ceil(lg p)(α + pmβ)
  *   (m: bytes of one block)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
@@ -18,10 +21,8 @@ int aot_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype sdt, v
     MPI_Comm comm = ctx->comm;
     const struct aot_coll_ctx sub = aot_coll_ctx_with(ctx, 0);
     MPI_Aint lb, ext;
-    int p, rank, rc;
+    int p = ctx->size, rank = ctx->rank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &ext);
     if (rank == 0) {
         MPI_Request *req = malloc((size_t) p * sizeof(*req));

@@ -10,15 +10,18 @@
  *   (m: bytes of one block)
  * Engine: engines/allgather_radix.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_allgather_mesh3d(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                          MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
-    int radix[3], n, p;
+    int radix[3], n, p = ctx->size;
 
-    PMPI_Comm_size(comm, &p);
     n = aot_coll_mesh_radix(p, 3, radix);
     return aot_allgather_radix(sbuf, scount, sdt, rbuf, rcount, rdt, comm, radix, n);
 }

@@ -11,17 +11,19 @@
  * Cost = lg p·α + (p-1)mβ  (power of two);  + α + mβ and α + pmβ otherwise
  *   (m: bytes of one block)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgather_recursive_doubling(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                      int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
     MPI_Aint lb, ext;
-    int p, rank, pof2, rem, newrank, rc;
+    int p = ctx->size, rank = ctx->rank, pof2, rem, newrank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &ext);
     rc = aot_coll_copy(sbuf, scount, sdt, AOT_AT(rbuf, (MPI_Aint) rank * rcount, ext), rcount,
                        rdt);

@@ -8,7 +8,12 @@
  *   (m: bytes of the largest block)
  * Engine: engines/allgatherv_exchange.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_allgatherv_pair(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                         const int *rcounts, const int *displs, MPI_Datatype rdt,

@@ -11,9 +11,12 @@
  * Cost = lg p·α + (n-m)β + local packing of 2n bytes  (power of two);
  *   + α + mβ and α + nβ otherwise   (n: bytes of all blocks, m: of the own block)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgatherv_recursive_doubling(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                       const int *rcounts, const int *displs, MPI_Datatype rdt,
@@ -23,10 +26,8 @@ int aot_allgatherv_recursive_doubling(const void *sbuf, int scount, MPI_Datatype
     struct aot_dt rd;
     size_t *off = NULL;
     char *packed = NULL;
-    int p, rank, pof2, rem, newrank, rc;
+    int p = ctx->size, rank = ctx->rank, pof2, rem, newrank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(rdt, &rd);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -10,7 +10,12 @@
  *   (m: bytes of the largest block; B: one PMPI_Barrier, about ceil(lg p) small messages)
  * Engine: engines/allgatherv_exchange.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_allgatherv_ring_mpi_barrier(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                     const int *rcounts, const int *displs, MPI_Datatype rdt,

@@ -8,9 +8,12 @@
  * Cost = (p-1)α + (p-1)mβ
  *   (m: bytes of the largest block)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allgatherv_simple(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                           const int *rcounts, const int *displs, MPI_Datatype rdt,
@@ -19,10 +22,8 @@ int aot_allgatherv_simple(const void *sbuf, int scount, MPI_Datatype sdt, void *
     MPI_Comm comm = ctx->comm;
     MPI_Aint lb, rext;
     MPI_Request *req;
-    int p, rank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     PMPI_Type_get_extent(rdt, &lb, &rext);
     req = malloc(2 * (size_t) p * sizeof(*req));
     if (!req)

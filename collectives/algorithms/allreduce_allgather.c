@@ -9,20 +9,22 @@
  * Cost = allgather(n) + (p-1)nγ, e.g. with a ring allgather (p-1)α + (p-1)nβ + (p-1)nγ;
  *   p·n bytes of memory   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_run.h"
+#include "coll_util.h"
 
 int aot_allreduce_allgather(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                             const struct aot_coll_ctx *ctx)
 {
-    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw = NULL, *all, *acc;
-    int p, rc;
+    int p = ctx->size, rc;
 
-    PMPI_Comm_size(comm, &p);
     rc = aot_coll_dt(dt, &d);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -15,9 +15,14 @@
  * Cost = lg p·α + ((p-1)/p)nβ + ((p-1)/p)nγ + allgather(n/p) + local copy of n
  *   (p a power of two; otherwise + 2α + (n + n/p)β + nγ)   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_run.h"
+#include "coll_util.h"
 
 static int aot_bitrev(int x, int bits)
 {

@@ -12,21 +12,22 @@
  * Cost = alltoall(n/p per pair) + ((p-1)/p)nγ + allgather(n/p) + local copies of 2n
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_run.h"
+#include "coll_util.h"
 
 int aot_allreduce_rabenseifner_v2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                   MPI_Op op, const struct aot_coll_ctx *ctx)
 {
-    MPI_Comm comm = ctx->comm;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw_s = NULL, *raw_r = NULL, *sendv, *recvv, *acc;
-    int p, rank, b, mine, rc;
+    int p = ctx->size, rank = ctx->rank, b, mine, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(dt, &d);
     if (rc != MPI_SUCCESS)
         return rc;

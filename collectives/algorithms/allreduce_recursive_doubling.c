@@ -11,9 +11,13 @@
  * Cost = lg p·(α + nβ + nγ)   (p a power of two; otherwise + 2(α + nβ) + nγ)
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_allreduce_recursive_doubling(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                      MPI_Op op, const struct aot_coll_ctx *ctx)

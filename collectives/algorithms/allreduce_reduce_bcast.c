@@ -8,7 +8,10 @@
  * operations is fixed for a given size).
  * Cost = 2ceil(lg p)α + 2ceil(lg p)nβ + ceil(lg p)nγ   (n: bytes of the vector)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
 
 int aot_allreduce_reduce_bcast(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                MPI_Op op, const struct aot_coll_ctx *ctx)

@@ -11,9 +11,12 @@
  * size.
  * Cost = 2(p-1)α + 2((p-1)/p)nβ + ((p-1)/p)nγ   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                        const struct aot_coll_ctx *ctx)
@@ -21,10 +24,8 @@ int aot_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     MPI_Comm comm = ctx->comm;
     struct aot_dt d;
     void *raw = NULL, *tmp;
-    int p, rank, left, right, rc;
+    int p = ctx->size, rank = ctx->rank, left, right, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = aot_coll_dt(dt, &d);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         rc = aot_coll_copy(sbuf, count, dt, rbuf, count, dt);

@@ -9,15 +9,18 @@
  *   (m: bytes of one block)
  * Engine: engines/alltoall_radix.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_alltoall_bruck(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                        MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
-    int radix[31], n = 0, p;
+    int radix[31], n = 0, p = ctx->size;
 
-    PMPI_Comm_size(comm, &p);
     for (int w = 1; w < p; w *= 2)
         radix[n++] = 2;
     return aot_alltoall_radix(sbuf, scount, sdt, rbuf, rcount, rdt, comm, radix, n, 0);

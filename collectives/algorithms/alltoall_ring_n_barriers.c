@@ -12,7 +12,12 @@
  * messages)
  * Engine: engines/alltoall_exchange.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoall_ring_n_barriers(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                  int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)

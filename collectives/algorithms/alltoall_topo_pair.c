@@ -17,7 +17,12 @@
  *   hierarchy and the schedule (O(p²·F) local work) once per communicator.
  * Engine: engines/topo_sched.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoall_topo_pair(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                            int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)

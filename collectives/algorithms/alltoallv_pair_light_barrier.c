@@ -11,7 +11,12 @@
  *   (m: bytes of the largest block)
  * Engine: engines/alltoallv_exchange.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoallv_pair_light_barrier(const void *sbuf, const int *scounts, const int *sdispls,
                                      MPI_Datatype sdt, void *rbuf, const int *rcounts,

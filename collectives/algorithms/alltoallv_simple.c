@@ -9,7 +9,11 @@
  *   (m: bytes of the largest block)
  * Engine: engines/alltoallv_posted.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_alltoallv_simple(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,

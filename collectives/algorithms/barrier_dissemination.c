@@ -7,15 +7,17 @@
  * Restrictions: none.
  * Cost = ceil(lg p)α
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_dissemination(const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
-    int p, rank, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1)
         rc = PMPI_Sendrecv(NULL, 0, MPI_BYTE, (rank + d) % p, AOT_TAG_BARRIER, NULL, 0, MPI_BYTE,
                            (rank - d + p) % p, AOT_TAG_BARRIER, comm, MPI_STATUS_IGNORE);

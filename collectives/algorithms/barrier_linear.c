@@ -7,18 +7,19 @@
  * Restrictions: none.
  * Cost = 2(p-1)α at rank 0
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_linear(const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
     MPI_Request *req;
-    int p, rank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (rank != 0)
         return PMPI_Sendrecv(NULL, 0, MPI_BYTE, 0, AOT_TAG_BARRIER, NULL, 0, MPI_BYTE, 0,
                              AOT_TAG_BARRIER, comm, MPI_STATUS_IGNORE);

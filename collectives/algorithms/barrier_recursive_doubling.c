@@ -8,15 +8,17 @@
  * Restrictions: none.
  * Cost = lg p·α   (p a power of two; otherwise + 2α)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_recursive_doubling(const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
-    int p, rank, pof2, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, pof2, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     pof2 = aot_coll_pof2_floor(p);
     if (rank >= pof2)
         return PMPI_Sendrecv(NULL, 0, MPI_BYTE, rank - pof2, AOT_TAG_BARRIER, NULL, 0, MPI_BYTE,

@@ -13,7 +13,12 @@
  * moving between cores, or a time slice when ranks outnumber cores).  First call: the set-up
  * of aot_coll_shm.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+#include <stdint.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_shm.h"
 
 int aot_barrier_shm(const struct aot_coll_ctx *ctx)
 {

@@ -8,18 +8,21 @@
  * Restrictions: none.
  * Cost = 2ceil(log_k p)·kα (a node handles its k children one after another)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_barrier_tree(const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
     long param = ctx->param;
     MPI_Request req[1024];
-    int p, rank, k = param < 2 ? 2 : param > 1024 ? 1024 : (int) param, n = 0;
+    int p = ctx->size, rank = ctx->rank, n = 0;
+    int k = param < 2 ? 2 : param > 1024 ? 1024 : (int) param;
     int rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     for (long c = (long) rank * k + 1; c <= (long) rank * k + k && c < p && rc == MPI_SUCCESS; c++)
         rc = PMPI_Irecv(NULL, 0, MPI_BYTE, (int) c, AOT_TAG_BARRIER, comm, &req[n++]);
     if (n) {

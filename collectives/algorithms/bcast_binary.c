@@ -8,7 +8,11 @@
  * Restrictions: none.
  * Cost = about lg p·(α + 2nβ)   (n: bytes of the message; two sends per level)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_binary(void *buf, int count, MPI_Datatype dt, int root,
                      const struct aot_coll_ctx *ctx)
@@ -16,10 +20,8 @@ int aot_bcast_binary(void *buf, int count, MPI_Datatype dt, int root,
     MPI_Comm comm = ctx->comm;
     struct aot_bnode nd;
     MPI_Request req[2];
-    int p, rank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     aot_coll_binary_node((rank - root + p) % p, p, &nd);
     if (nd.parent >= 0)
         rc = PMPI_Recv(buf, count, dt, (nd.parent + root) % p, AOT_TAG_BCAST, comm,

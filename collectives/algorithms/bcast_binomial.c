@@ -7,16 +7,18 @@
  * Restrictions: none.
  * Cost = ceil(lg p)(α + nβ)   (n: bytes of the message)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root,
                        const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
-    int p, rank, vrank, mask = 1, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, mask = 1, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     vrank = (rank - root + p) % p;
     while (mask < p) {
         if (vrank & mask) {

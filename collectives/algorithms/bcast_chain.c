@@ -8,9 +8,12 @@
  * Restrictions: none.
  * Cost = (p - 1 + k - 1)(α + sβ), k = ceil(n/s) segments of s bytes   (n: bytes of the message)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, const struct aot_coll_ctx *ctx)
 {
@@ -18,10 +21,8 @@ int aot_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, const struc
     long param = ctx->param;
     MPI_Request *req = NULL;
     MPI_Aint lb, ext;
-    int p, rank, vrank, tsz, seg, nseg, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, tsz, seg, nseg, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     PMPI_Type_size(dt, &tsz);
     PMPI_Type_get_extent(dt, &lb, &ext);
     if (p == 1 || count == 0)

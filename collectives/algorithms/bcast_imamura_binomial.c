@@ -8,7 +8,11 @@
  * Cost = ceil(lg p)(α + nβ)   (n: bytes of the message)
  * Engine: engines/bcast_csm.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_bcast_imamura_binomial(void *buf, int count, MPI_Datatype dt, int root,
                                const struct aot_coll_ctx *ctx)

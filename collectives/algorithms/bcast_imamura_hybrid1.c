@@ -11,7 +11,11 @@
  *   (n: bytes of the message)
  * Engine: engines/bcast_csm.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_bcast_imamura_hybrid1(void *buf, int count, MPI_Datatype dt, int root,
                               const struct aot_coll_ctx *ctx)

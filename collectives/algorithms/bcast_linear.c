@@ -6,19 +6,20 @@
  * Restrictions: none.
  * Cost = (p-1)α + (p-1)nβ at the root   (n: bytes of the message)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_linear(void *buf, int count, MPI_Datatype dt, int root,
                      const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
     MPI_Request *req;
-    int p, rank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, n = 0, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (rank != root)
         return PMPI_Recv(buf, count, dt, root, AOT_TAG_BCAST, comm, MPI_STATUS_IGNORE);
     req = malloc((size_t) p * sizeof(*req));

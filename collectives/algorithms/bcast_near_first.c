@@ -13,7 +13,11 @@
  *   work per call (D: distance classes).
  * Engine: engines/topo_tree.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_bcast_near_first(void *buf, int count, MPI_Datatype dt, int root,
                          const struct aot_coll_ctx *ctx)

@@ -8,17 +8,19 @@
  * Restrictions: none.
  * Cost = (ceil(lg p) + p - 1)α + 2((p-1)/p)nβ   (n: bytes of the message)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root,
                                 const struct aot_coll_ctx *ctx)
 {
     MPI_Comm comm = ctx->comm;
     MPI_Aint lb, ext;
-    int p, rank, vrank, mask = 1, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, mask = 1, rc = MPI_SUCCESS;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (p == 1)
         return MPI_SUCCESS;
     PMPI_Type_get_extent(dt, &lb, &ext);

@@ -16,7 +16,13 @@
  * n: bytes; a hand-off is a cache line moving between cores, or a time slice when ranks
  * outnumber cores).  First call: the set-up of aot_coll_shm.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+#include <stdint.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_shm.h"
+#include "coll_util.h"
 
 int aot_bcast_shm(void *buf, int count, MPI_Datatype dt, int root,
                   const struct aot_coll_ctx *ctx)

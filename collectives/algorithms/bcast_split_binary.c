@@ -10,7 +10,11 @@
  * Restrictions: none.
  * Cost = about lg p·(α + nβ) + α + (n/2)β   (n: bytes of the message)
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_bcast_split_binary(void *buf, int count, MPI_Datatype dt, int root,
                            const struct aot_coll_ctx *ctx)
@@ -19,11 +23,9 @@ int aot_bcast_split_binary(void *buf, int count, MPI_Datatype dt, int root,
     struct aot_bnode top, nd;
     MPI_Request req[3];
     MPI_Aint lb, ext;
-    int p, rank, vrank, n = 0, rc = MPI_SUCCESS;
+    int p = ctx->size, rank = ctx->rank, vrank, n = 0, rc = MPI_SUCCESS;
     int half[2][2], side, nleft, nright;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (p == 1)
         return MPI_SUCCESS;
     PMPI_Type_get_extent(dt, &lb, &ext);

@@ -11,9 +11,12 @@
  * Cost = about lg p·(α + 2nβ + 2nγ), plus α + nβ for a non-commutative op with root != 0
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_binary(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, const struct aot_coll_ctx *ctx)
@@ -24,10 +27,8 @@ int aot_reduce_binary(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     struct aot_dt d;
     MPI_Request req[2];
     void *raw[2] = {NULL, NULL}, *child[2] = {NULL, NULL};
-    int p, rank, commute, troot, nchild = 0, rc;
+    int p = ctx->size, rank = ctx->rank, commute, troot, nchild = 0, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

@@ -11,9 +11,12 @@
  * Cost = ceil(lg p)(α + nβ + nγ), plus α + nβ for a non-commutative op with root != 0
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         int root, const struct aot_coll_ctx *ctx)
@@ -22,10 +25,8 @@ int aot_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
     const void *acc = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw[2] = {NULL, NULL}, *buf[2] = {NULL, NULL};
-    int p, rank, commute, troot, vrank, next = 0, rc;
+    int p = ctx->size, rank = ctx->rank, commute, troot, vrank, next = 0, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

@@ -10,9 +10,12 @@
  * Cost = (p - 1 + k - 1)(α + sβ + sγ), k = ceil(n/s) segments of s bytes
  *   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                      int root, const struct aot_coll_ctx *ctx)
@@ -23,10 +26,8 @@ int aot_reduce_chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     struct aot_dt d;
     MPI_Request *req = NULL;
     void *raw = NULL, *acc = NULL;
-    int p, rank, commute, troot, v, seg, nseg, n = 0, rc;
+    int p = ctx->size, rank = ctx->rank, commute, troot, v, seg, nseg, n = 0, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     rc = PMPI_Op_commutative(op, &commute);
     if (rc == MPI_SUCCESS)
         rc = aot_coll_dt(dt, &d);

@@ -8,9 +8,12 @@
  * operations is fixed).
  * Cost = (p-1)α + (p-1)nβ + (p-1)nγ   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_util.h"
 
 int aot_reduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, const struct aot_coll_ctx *ctx)
@@ -19,10 +22,8 @@ int aot_reduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     struct aot_dt d;
     void *raw1 = NULL, *raw2 = NULL, *acc, *tmp;
-    int p, rank, rc;
+    int p = ctx->size, rank = ctx->rank, rc;
 
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (rank != root)
         return PMPI_Send(in, count, dt, root, AOT_TAG_REDUCE, comm);
     if (p == 1)

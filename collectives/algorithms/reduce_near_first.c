@@ -12,7 +12,11 @@
  *   communicator and O(p·D) local work per call (D: distance classes).
  * Engine: engines/topo_tree.c.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
 
 int aot_reduce_near_first(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                           int root, const struct aot_coll_ctx *ctx)

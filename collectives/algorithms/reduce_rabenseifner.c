@@ -11,9 +11,13 @@
  * Cost = 2lg p·α + 2((p-1)/p)nβ + ((p-1)/p)nγ   (p a power of two;
  *   otherwise + α + nβ + nγ, and α + nβ when the root sat out)   (n: bytes of the vector)
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                             int root, const struct aot_coll_ctx *ctx)

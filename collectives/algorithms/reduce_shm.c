@@ -17,7 +17,13 @@
  *   between cores, or a time slice when ranks outnumber cores).  First call: the set-up of
  *   aot_coll_shm.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+#include <stdint.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_shm.h"
+#include "coll_util.h"
 
 int aot_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    int root, const struct aot_coll_ctx *ctx)

@@ -10,9 +10,11 @@
  * (three) phases of radix about sqrt(p) (cbrt(p)) over the rows (columns, ...) of a virtual
  * torus.  At the end slot k is unpacked into block r+k of the receive buffer.
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_allgather_radix(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                         MPI_Datatype rdt, MPI_Comm comm, const int *radix, int ndigits)

@@ -9,7 +9,10 @@
  * The _ordered form runs the ring over positions in a given order of the ranks (topo_ring:
  * the topology order of the hierarchy); ranks and blocks are those of position i, order[i].
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_allgatherv_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                             const int *rcounts, const int *displs, MPI_Datatype rdt,

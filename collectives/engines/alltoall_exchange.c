@@ -7,7 +7,10 @@
  * pair: at step k it exchanges blocks with rank XOR k (power-of-two sizes only), so the two
  * partners of a step talk to each other and to nobody else.
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoall_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                           int rcount, MPI_Datatype rdt, MPI_Comm comm, int pair,

@@ -14,10 +14,12 @@
  * Blocks live packed in a staging buffer indexed by distance: slot k of rank r starts as the
  * block r sends to r+k (r XOR k) and ends as the block r receives from r-k (r XOR k).
  */
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoall_radix(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                        MPI_Datatype rdt, MPI_Comm comm, const int *radix, int ndigits, int xor)

@@ -6,7 +6,10 @@
  * ring: at step k a rank sends its block for rank+k and receives the block from rank-k.
  * pair: at step k it exchanges blocks with rank XOR k (power-of-two sizes only).
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoallv_exchange(const void *sbuf, const int *scounts, const int *sdispls,
                            MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,

@@ -6,9 +6,11 @@
  * simple visits the peers in the order 0, 1, ..., p-1; spreading simple visits rank+1,
  * rank+2, ... so that no rank is everyone's first target.
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_alltoallv_posted(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,

@@ -17,7 +17,10 @@
  * Works for any p: levels stop when groups reach one rank, halves are cut on element
  * boundaries (possibly empty).
  */
-#include "coll_internal.h"
+#include <mpi.h>
+
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_bcast_csm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                   const char *ops, int nops)

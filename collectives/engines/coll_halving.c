@@ -1,6 +1,6 @@
 /*
  * coll_halving.c: the recursive-halving reduce-scatter of the Rabenseifner family
- * (allreduce_rabenseifner*, reduce_rabenseifner).  Contract in coll_internal.h.
+ * (allreduce_rabenseifner*, reduce_rabenseifner).  Contract in coll_engines.h.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Non-powers of two: with pof2 = 2^floor(lg p) and rem = p - pof2, even rank 2i < 2*rem sends
@@ -16,9 +16,11 @@
  * non-commutative operations come out in rank order.  A rank's final unit is the bit reversal
  * of its newrank.
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_engines.h"
+#include "coll_util.h"
 
 int aot_halving_init(struct aot_halving *h, MPI_Comm comm)
 {

@@ -35,12 +35,17 @@
  * this rank sent before the collective may be what the awaited rank is blocked on; more ranks
  * than cores: docs/platform.md, "More ranks than cores").
  */
+#include <mpi.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "aot_log.h"
+#include "coll_ctx.h"
+#include "coll_shm.h"
+#include "coll_util.h"
 
 #define AOT_SHM_LINE 128            /* two cache lines: the adjacent-line prefetcher */
 #define AOT_SHM_SPINS 256
@@ -143,7 +148,7 @@ int aot_shm_reduction(const struct aot_coll_ctx *ctx, int count, MPI_Datatype dt
 }
 
 /* allreduce_shm and reduce_shm: inputs through the input slots, the leader folds them into
- * the output slot (coll_internal.h). */
+ * the output slot (coll_shm.h). */
 int aot_shm_reduce_host(struct aot_shm *s, uint64_t seq, const void *input, int count,
                         MPI_Datatype dt, MPI_Op op, const struct aot_dt *d, void **acc)
 {

@@ -24,9 +24,12 @@
  * p⁴/16 pair checks: nothing at tens of ranks, too slow from a few hundred (not measured);
  * a larger communicator wants a constructive schedule instead of the greedy one.
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_switches.h"
 
 struct aot_topo_pairsort {
     int i, j;           /* ranks, i < j */

@@ -23,9 +23,13 @@
  * The order of operations follows the topology, not the ranks: reductions need a commutative
  * operation (AOT_R_COMMUTATIVE) and are not order-fixed.
  */
+#include <mpi.h>
 #include <stdlib.h>
 
-#include "coll_internal.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_switches.h"
+#include "coll_util.h"
 
 /* The distance class of rank r from root: 0 the root, 1 its host, 2 + the uplinks between
  * their switches for another host (2 without a topology). */

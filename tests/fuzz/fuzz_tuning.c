@@ -1,5 +1,5 @@
 /*
- * fuzz_tuning.c: fuzz target for the tuning-file reader (collectives/coll_tuning.c).
+ * fuzz_tuning.c: fuzz target for the tuning-file reader (collectives/tuning_file.c).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Oracle: aot_tuning_parse returns 0 or -1.  On -1 the message is one printable line that
@@ -7,11 +7,12 @@
  * the rules are written back, the text read again gives the same rules, writing those gives the
  * same text, and every rule is what a lookup at its own lower corner finds.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "aot_tuning_file.h"
 #include "fuzz.h"
 
 const char aot_fuzz_name[] = "tuning";

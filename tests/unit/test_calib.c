@@ -12,8 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "aot.h"
 #include "aot_calib.h"
+#include "aot_config.h"
+#include "aot_state.h"
 
 START_TEST(measures_once)
 {

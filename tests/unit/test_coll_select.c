@@ -4,11 +4,17 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_tuning_file.h"
+#include "coll_engines.h"
+#include "coll_registry.h"
+#include "coll_select.h"
+#include "coll_util.h"
 
 static int find(enum aot_coll_kind kind, const char *name)
 {

@@ -1,9 +1,10 @@
 /*
- * test_coll_tuning.c: the tuning-file reader and writer (collectives/coll_tuning.c):
+ * test_coll_tuning.c: the tuning-file reader and writer (collectives/tuning_file.c):
  * round trips, lookups, and the message of every kind of error.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_tuning_file.h"
+#include "coll_registry.h"
 
 static int find(enum aot_coll_kind kind, const char *name)
 {

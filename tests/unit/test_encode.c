@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "aot_encode.h"
+#include "aot_tuner_core.h"
 
 /* ---------------------------------------------------------------- helpers */
 

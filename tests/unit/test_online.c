@@ -8,7 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "aot_config.h"
 #include "aot_online.h"
+#include "coll_registry.h"
+#include "coll_select.h"
 
 #define NRANKS 3
 

@@ -1,8 +1,8 @@
 /*
  * test_topology.c: the reader of Slurm's topology.conf and its resolution against a job
- * (collectives/topology.c): good files (host-list ranges, nested switches, comments, mixed-case
- * keys, LinkSpeed), the message of every kind of error, switch distances and the depth-first
- * order of hosts.
+ * (collectives/topology_conf.c): good files (host-list ranges, nested switches, comments,
+ * mixed-case keys, LinkSpeed), the message of every kind of error, switch distances and the
+ * depth-first order of hosts.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <check.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aot_topology.h"
+#include "aot_topology_conf.h"
 
 static int parse(struct aot_topology *t, const char *text, char *err, size_t errlen)
 {

@@ -1,5 +1,5 @@
 /*
- * test_tune.c: the pure core of the empirical tuner (collectives/aot_tune.h): estimates of
+ * test_tune.c: the pure core of the empirical tuner (collectives/aot_tuner_core.h): estimates of
  * repeated timings, the golden-section parameter search, the crossover bisection, pruning and
  * the raw measurement line.  Black-box tests on synthetic timing tables; every expected answer
  * is computed by hand or by a small reference here.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aot_tune.h"
+#include "aot_tuner_core.h"
 
 /* ---------------------------------------------------------------- helpers */
 

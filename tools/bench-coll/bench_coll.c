@@ -24,10 +24,12 @@
  * --ppn P ranks per emulated host, default 1, tools/netcluster), with the same waiting policy
  * in every run.
  *
- * Sizes are bytes per message as OSU reports them: the vector for allreduce, reduce and bcast
- * (MPI_FLOAT with MPI_SUM for the reductions, so they start at 4 B), one rank's block for
- * allgather(v) and alltoall(v) (MPI_CHAR, equal counts for the v-variants); barrier has one
- * line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
+ * Sizes are bytes per message as a tuning file's rules count them (aot_coll_bytes,
+ * collectives/coll_bytes.h: the vector for allreduce, reduce and bcast, one rank's block for
+ * allgather(v) and alltoall), and the calls are the tuner's (aot_coll_bench_count: MPI_FLOAT
+ * with MPI_SUM for the reductions, so they start at 4 B, MPI_CHAR otherwise, equal counts for
+ * the v-variants).  Alltoallv's size is one rank's block (its rules all say `bytes 0-inf`);
+ * barrier has one line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
  * by an untimed PMPI_Barrier, so that calls that do not synchronise (a broadcast's root, a
  * reduce's leaves) cannot overlap the next iteration; avg/min/max are over the ranks' mean
  * latencies.  Each size: a warm-up, then as many iterations as fit in --time-per-size seconds
@@ -44,6 +46,7 @@
 #include <unistd.h>
 
 #include "bench_coll_algs.h"   /* generated from the registry: AOT_BENCH_ALGS */
+#include "coll_bytes.h"
 
 #define MAX_SIZES 32
 
@@ -100,7 +103,14 @@ static void usage(void)
 
 /* ---------------------------------------------------------------- worker (--single) */
 
-static int is_reduction(const char *c) { return !strcmp(c, "allreduce") || !strcmp(c, "reduce"); }
+/* The collective named c (main checked the name). */
+static enum aot_coll_kind kind_of(const char *c)
+{
+#define AOT_X(upper, lower) if (!strcmp(c, #lower)) return AOT_COLL_##upper;
+    AOT_COLLECTIVES(AOT_X)
+#undef AOT_X
+    return AOT_COLL_BARRIER;
+}
 
 /* The communicator measured: MPI_COMM_WORLD, or with --cyclic S its ranks dealt round-robin
  * over S blocks of consecutive world ranks (rank k of it is world rank (k mod S)·⌈p/S⌉ + k/S),
@@ -133,7 +143,9 @@ static void run_once(const char *c, void *sbuf, void *rbuf, int count, int p, in
 static int worker(const struct opts *o)
 {
     int p, rank;
-    long maxb = is_reduction(o->coll) && o->max_size < 4 ? 4 : o->max_size;
+    const enum aot_coll_kind kind = kind_of(o->coll);
+    const int esize = aot_coll_bench_type_size(kind);
+    long maxb = o->max_size < esize ? esize : o->max_size;
     char *sbuf, *rbuf;
     int *counts, *displs;
     const char *alg = getenv("AOT_BENCH_LABEL");
@@ -168,11 +180,11 @@ static int worker(const struct opts *o)
         long b = bytes;
         int count, iters = 10;
         double t0, mine, avg, mn, mx;
-        if (!strcmp(o->coll, "barrier"))
+        if (kind == AOT_COLL_BARRIER)
             b = 0;
-        else if (is_reduction(o->coll) && b < 4)
+        else if (b < esize)
             continue;
-        count = is_reduction(o->coll) ? (int) (b / 4) : (int) b;
+        count = aot_coll_bench_count(kind, (uint64_t) b);
         for (int i = 0; i < p; i++) {
             counts[i] = count;
             displs[i] = i * count;

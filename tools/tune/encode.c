@@ -14,22 +14,26 @@
  * between grid points with the encoding's own lookup; --check-points FILE writes those points
  * with the encoding's method ("coll ranks bytes method" lines) for a driver of the C.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "aot.h"
+#include "aot_config.h"
 #include "aot_encode.h"
-#include "aot_tuning.h"
-#include "coll_internal.h"
+#include "aot_files.h"
+#include "aot_tuner_core.h"
+#include "aot_tuning_file.h"
+#include "coll_registry.h"
+#include "coll_select.h"
 #include "tune_export.h"
 
 #define MAX_SPECS 256

@@ -41,13 +41,15 @@
 #include <inttypes.h>
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "aot.h"
-#include "aot_tuning.h"
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_files.h"
+#include "aot_tuning_file.h"
+#include "coll_registry.h"
 #include "tune_export.h"
 
 /* ---------------------------------------------------------------- the mapping table */

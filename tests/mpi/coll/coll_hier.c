@@ -24,12 +24,15 @@
  *     number of emulated hosts under autoopt-netcluster.
  * Usage: coll_hier [--hosts N] [--topology FILE --switch-of S0,S1,...]
  */
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "aot_state.h"
 #include "aot_test.h"
-#include "coll_internal.h"
+#include "coll_ctx.h"
+#include "coll_switches.h"
 
 /* ref[r]: host of rank r of comm, hosts numbered in the order of their lowest rank; returns the
  * number of hosts. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aot_topology.h"
+#include "aot_topology_conf.h"
 
 int main(int argc, char **argv)
 {

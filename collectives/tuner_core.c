@@ -1,5 +1,5 @@
 /*
- * coll_tune.c: the pure core of the empirical tuner (aot_tune.h, docs/tuning.md).
+ * tuner_core.c: the pure core of the empirical tuner (aot_tuner_core.h, docs/tuning.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aot_tune.h"
+#include "aot_tuner_core.h"
 
 /* ---------------------------------------------------------------- estimates */
 

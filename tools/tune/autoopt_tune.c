@@ -30,15 +30,28 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "aot_tune.h"
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_files.h"
+#include "aot_state.h"
+#include "aot_tuner_core.h"
+#include "aot_tuning_file.h"
+#include "coll_algorithms.h"
+#include "coll_bytes.h"
+#include "coll_ctx.h"
+#include "coll_registry.h"
+#include "coll_run.h"
+#include "coll_select.h"
+#include "coll_switches.h"
+#include "coll_util.h"
 #include "tune_export.h"
 
 #define MAX_GRID 192
@@ -541,23 +554,13 @@ struct bufs {
 };
 static struct bufs B;
 
-/* Bytes per call of kind as docs/tuning-format.md counts them, for a message of `bytes`; the
- * element count of one call.  Reductions use MPI_FLOAT with MPI_SUM (4-byte elements). */
-static int count_for(int kind, uint64_t bytes)
-{
-    if (kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE)
-        return (int) (bytes / 4);
-    return (int) bytes;
-}
-
-/* Message size actually measured for a grid value: reductions round down to whole floats. */
+/* The bytes the decision sees (aot_coll_bytes) for the call measured at grid value `bytes`: the
+ * tuner's calls (aot_coll_bench_count) of reductions round down to whole floats, at least one.
+ * Alltoallv and barrier have one grid point and no size of their own (0). */
 static uint64_t measured_bytes(int kind, uint64_t bytes)
 {
-    if (kind == AOT_COLL_BARRIER)
-        return 0;
-    if (kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE)
-        return bytes < 4 ? 4 : bytes / 4 * 4;
-    return bytes;
+    int n = aot_coll_bench_count(kind, bytes);
+    return aot_coll_bytes(kind, 1, n > 0 ? n : 1, aot_coll_bench_type_size(kind), NULL);
 }
 
 /* One call of algorithm alg (registry index) with parameter param on comm (natives) or in the
@@ -566,7 +569,7 @@ static int run_one(int kind, int alg, long param, uint64_t bytes, MPI_Comm comm,
                    const struct aot_coll_ctx *pctx, int p)
 {
     const union aot_coll_fn fn = aot_coll_algs[alg].fn;
-    const int native = alg == kind, n = count_for(kind, bytes);
+    const int native = alg == kind, n = aot_coll_bench_count(kind, bytes);
     const struct aot_coll_ctx x = aot_coll_ctx_with(pctx, param);
 
     switch (kind) {

@@ -1,9 +1,9 @@
 /*
- * aot_tune.h: the pure core of the empirical tuner (autoopt-tune, docs/tuning.md): statistics
+ * aot_tuner_core.h: the pure core of the empirical tuner (autoopt-tune, docs/tuning.md): statistics
  * of repeated timings, the parameter search, the crossover search, pruning, the raw measurement
  * file and the rules derived from a row of measurements.  No MPI calls and no global state, so
- * that every part is unit-tested on synthetic timing tables (tests/unit/test_tune.c) and the
- * online tuner can share it.
+ * that every part is unit-tested on synthetic timing tables (tests/unit/test_tune.c).  Only the
+ * offline tuner uses it: online tuning (aot_online.h) scores its candidates by its own rule.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Every decision here is a function of its inputs alone.  The driver feeds it times that all

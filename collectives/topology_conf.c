@@ -1,5 +1,5 @@
 /*
- * topology.c: reader of Slurm's topology.conf (docs/topology.md) and its resolution against
+ * topology_conf.c: reader of Slurm's topology.conf (docs/topology.md) and its resolution against
  * the hosts of one job.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
@@ -22,15 +22,15 @@
 
 #include <slurm/slurm.h>
 
-#include "aot.h"
 #include "aot_config.h"
-#include "aot_topology.h"
+#include "aot_files.h"
+#include "aot_topology_conf.h"
 
 /* The soname of the libslurm whose header we compiled against.  In 23.11 hostlist_t stopped
  * being a pointer type and the prototypes below changed: refuse to build against another. */
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 5, 0) || \
     SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-#error "collectives/topology.c is written for libslurm-dev 22.05 (Debian 12): libslurm.so.38"
+#error "collectives/topology_conf.c is written for libslurm-dev 22.05 (Debian 12): libslurm.so.38"
 #endif
 #define AOT_SLURM_SONAME "libslurm.so.38"
 #define AOT_SLURM_PACKAGE "libslurm38"

@@ -1,5 +1,5 @@
 /*
- * coll_tuning.c: reader and writer of the tuning file, format version 2, reading version 1
+ * tuning_file.c: reader and writer of the tuning file, format version 2, reading version 1
  * too (docs/tuning-format.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
@@ -21,12 +21,17 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "coll_internal.h"
+#include "aot_config.h"
+#include "aot_files.h"
+#include "aot_tuning_file.h"
+#include "coll_registry.h"
+#include "coll_select.h"
 
 void aot_tuning_init(struct aot_tuning *t)
 {

@@ -1,5 +1,5 @@
 /*
- * aot_topology.h: the network topology of a cluster, read from Slurm's topology.conf
+ * aot_topology_conf.h: the network topology of a cluster, read from Slurm's topology.conf
  * (docs/topology.md), and its resolution against the hosts of one job.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *

@@ -1,5 +1,5 @@
 /*
- * aot_tuning.h: the tuning file (docs/tuning-format.md) in memory, its reader and its writer.
+ * aot_tuning_file.h: the tuning file (docs/tuning-format.md) in memory, its reader and its writer.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * A tuning file maps (collective, communicator-size range, message-size range) to an algorithm

@@ -1,20 +1,25 @@
 /*
- * coll_topo.c: the job's network topology (AUTOOPT_TOPOLOGY, docs/topology.md), read at
+ * coll_switches.c: the job's network topology (AUTOOPT_TOPOLOGY, docs/topology.md), read at
  * MPI_Init: which switch each host of MPI_COMM_WORLD hangs from.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Every rank gathers every rank's processor name; the hosts of the job are the distinct names
  * in order of their lowest rank, which every rank computes alike.  Rank 0 reads the file
- * (topology.c, the pure reader) and resolves those hosts against it; it broadcasts either its
+ * (topology_conf.c, the pure reader) and resolves those hosts against it; it broadcasts either its
  * one-line error, which every rank then reports (MPI_Init stops on all), or the switch of each
  * host and the switch tree.  A communicator's hierarchy (coll_ctx.c) takes the switch of each
  * of its hosts from here by name.
  */
+#include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "aot_topology.h"
-#include "coll_internal.h"
+#include "aot_log.h"
+#include "aot_state.h"
+#include "aot_topology_conf.h"
+#include "coll_switches.h"
+#include "coll_util.h"
 
 static struct {
     int nhosts, nsw;

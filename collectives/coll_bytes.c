@@ -1,0 +1,42 @@
+/*
+ * coll_bytes.c: the decision's message size of a call (aot_coll_bytes) and the calls the tuner
+ * and autoopt-bench-coll time for a size.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "aot_config.h"
+#include "coll_bytes.h"
+
+uint64_t aot_coll_bytes(enum aot_coll_kind kind, int comm_size, int count, int type_size,
+                        const int *rcounts)
+{
+    uint64_t total = 0;
+
+    switch (kind) {
+    case AOT_COLL_ALLREDUCE:
+    case AOT_COLL_REDUCE:
+    case AOT_COLL_BCAST:
+    case AOT_COLL_ALLGATHER:
+    case AOT_COLL_ALLTOALL:
+        return (uint64_t) count * (uint64_t) type_size;
+    case AOT_COLL_ALLGATHERV:
+        if (comm_size <= 0)
+            return 0;
+        if (!rcounts)
+            return (uint64_t) (count > 0 ? count : 0) * (uint64_t) type_size;
+        for (int i = 0; i < comm_size; i++)
+            total += (uint64_t) (rcounts[i] > 0 ? rcounts[i] : 0);
+        return total * (uint64_t) type_size / (uint64_t) comm_size;
+    default:    /* alltoallv, barrier */
+        return 0;
+    }
+}
+
+int aot_coll_bench_type_size(enum aot_coll_kind kind)
+{
+    return kind == AOT_COLL_ALLREDUCE || kind == AOT_COLL_REDUCE ? 4 : 1;
+}
+
+int aot_coll_bench_count(enum aot_coll_kind kind, uint64_t bytes)
+{
+    return (int) (bytes / (uint64_t) aot_coll_bench_type_size(kind));
+}

@@ -1,0 +1,31 @@
+/*
+ * aot_explore.h: one benefit governor explores at a time (src/explore.c), and the clock.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef AOT_EXPLORE_H_INCLUDED
+#define AOT_EXPLORE_H_INCLUDED
+
+#include <stdint.h>
+
+/* One benefit governor explores at a time (chains and converting call sites measure their
+ * modes by their own periods, which another's exploration would disturb).  Whether who may
+ * explore now (it then holds the turn; a turn unused for 100 ms lapses), and its release.
+ * Called on the thread that calls MPI. */
+int aot_explore_turn(const void *who, uint64_t now_ns);
+void aot_explore_release(const void *who);
+/* What the caller of a governor keeps beside it: the start of the previous occurrence (0: no
+ * period to measure) and aot_explore_interrupted's state. */
+struct aot_explore_clock {
+    uint64_t t_start;
+    uint64_t min_ns;
+    int skipped;
+};
+/* An occurrence of who (a chain, a call site) starts now: the period since the previous one
+ * goes to its governor g unless it was an interruption; the mode to run it in is returned, and
+ * native (0) while another governor explores (no period is fed until who has its turn). */
+struct aot_gov;
+int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t aot_now_ns(void);
+
+#endif /* AOT_EXPLORE_H_INCLUDED */

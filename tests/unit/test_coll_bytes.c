@@ -1,0 +1,119 @@
+/*
+ * test_coll_bytes.c: the message size a collective's decision reads (aot_coll_bytes) and the
+ * calls the tuner and autoopt-bench-coll make for a size (collectives/coll_bytes.c).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "aot_config.h"
+#include "coll_bytes.h"
+
+/* The vector (allreduce, reduce, bcast) and one rank's block (allgather, alltoall): count times
+ * the type size, in 64 bits. */
+START_TEST(test_bytes_count_times_size)
+{
+    static const enum aot_coll_kind kinds[] = {AOT_COLL_ALLREDUCE, AOT_COLL_REDUCE,
+                                               AOT_COLL_BCAST, AOT_COLL_ALLGATHER,
+                                               AOT_COLL_ALLTOALL};
+    static const int counts[] = {0, 1, 3, 1000, INT_MAX};
+    static const int sizes[] = {1, 4, 8, 24};
+
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+            for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+                uint64_t want = 0;
+                for (int i = 0; i < sizes[t]; i++)   /* count * size by repeated addition */
+                    want += (uint64_t) counts[c];
+                ck_assert_uint_eq(aot_coll_bytes(kinds[k], 7, counts[c], sizes[t], NULL), want);
+            }
+    /* the communicator's size does not enter */
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_BCAST, 1, 10, 4, NULL),
+                      aot_coll_bytes(AOT_COLL_BCAST, 64, 10, 4, NULL));
+}
+END_TEST
+
+/* Allgatherv: the mean of the receive counts in bytes, negative counts as zero, rounded down. */
+START_TEST(test_bytes_allgatherv)
+{
+    static const int rc1[] = {3, -1, 5, 0};
+    static const int rc2[] = {1, 0, 0};
+    static const int rc3[] = {7};
+    int equal[16];
+
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 4, 0, 8, rc1), (3 + 5) * 8 / 4);
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 3, 0, 1, rc2), 0);
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 3, 0, 2, rc2), 0);
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 3, 0, 3, rc2), 1);
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 1, 0, 4, rc3), 28);
+    /* the count argument is not read when rcounts are given */
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 4, 999, 8, rc1), 16);
+    /* rcounts NULL: every rank's count is `count`, the same as an array of equal counts, and
+     * the same as an allgather of that count */
+    for (int p = 1; p <= 16; p++)
+        for (int c = 0; c < 40; c += 13) {
+            for (int i = 0; i < p; i++)
+                equal[i] = c;
+            ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, p, c, 4, NULL),
+                              aot_coll_bytes(AOT_COLL_ALLGATHERV, p, 0, 4, equal));
+            ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, p, c, 4, NULL),
+                              aot_coll_bytes(AOT_COLL_ALLGATHER, p, c, 4, NULL));
+        }
+    /* large counts do not overflow */
+    int big[2] = {INT_MAX, INT_MAX};
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLGATHERV, 2, 0, 16, big),
+                      (uint64_t) INT_MAX * 16);
+}
+END_TEST
+
+/* Alltoallv (counts differ by rank) and barrier: 0 whatever the arguments. */
+START_TEST(test_bytes_zero)
+{
+    static const int rc[] = {5, 6};
+
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLTOALLV, 2, 100, 8, rc), 0);
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLTOALLV, 2, 100, 8, NULL), 0);
+    ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_BARRIER, 2, 100, 8, NULL), 0);
+}
+END_TEST
+
+/* The tuner's and the benchmark's calls: floats for the reductions, chars otherwise; a size
+ * made of whole elements comes back as the decision's bytes of the call. */
+START_TEST(test_bench_calls)
+{
+    for (int k = 0; k < AOT_COLL_NKINDS; k++) {
+        int reduction = k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE;
+        int esize = aot_coll_bench_type_size(k);
+        ck_assert_int_eq(esize, reduction ? 4 : 1);
+        ck_assert_int_eq(aot_coll_bench_count(k, 0), 0);
+        ck_assert_int_eq(aot_coll_bench_count(k, 3), reduction ? 0 : 3);
+        ck_assert_int_eq(aot_coll_bench_count(k, 7), reduction ? 1 : 7);
+        ck_assert_int_eq(aot_coll_bench_count(k, 1u << 20), reduction ? 1 << 18 : 1 << 20);
+        if (k == AOT_COLL_ALLTOALLV || k == AOT_COLL_BARRIER)
+            continue;
+        for (uint64_t b = 4; b <= (1u << 24); b *= 2)
+            ck_assert_uint_eq(aot_coll_bytes(k, 8, aot_coll_bench_count(k, b), esize, NULL), b);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("coll_bytes");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, test_bytes_count_times_size);
+    tcase_add_test(tc, test_bytes_allgatherv);
+    tcase_add_test(tc, test_bytes_zero);
+    tcase_add_test(tc, test_bench_calls);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
