@@ -2,16 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """include_graph.py: the module boundaries of docs/design.md, checked on the #include lines.
 
-Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, chains/
-and collectives/, finds the folder of the header it names, and fails (exit 1), naming the file
+Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, chains/,
+collectives/ and tools/lib/ (the offline tools' library), finds the folder of the header it names, and fails (exit 1), naming the file
 and line, when
 
   - src/ includes a header of paging/, chains/, collectives/ or intercept/;
   - chains/ includes a header of paging/ other than its public aot_paging.h;
   - paging/ includes a header of chains/;
   - collectives/ includes a header of paging/ or chains/;
-  - a file of src/ or collectives/ includes the umbrella aot.h: src/'s headers each say one
-    thing (aot_log.h, aot_stats.h, ...), and those two folders include the ones they use;
+  - a folder of the runtime (src/, intercept/, paging/, chains/, collectives/) includes a header
+    of tools/lib/: the tools' library sits above the collectives and stays out of
+    libautoopt.so;
+  - a file of src/, collectives/ or tools/lib/ includes the umbrella aot.h: src/'s headers each
+    say one thing (aot_log.h, aot_stats.h, ...), and those folders include the ones they use;
     aot.h, which includes them all, is for intercept/, paging/ and chains/;
   - the graph of folders (an edge A -> B: a file of A includes a header of B) has a cycle.
 
@@ -33,20 +36,26 @@ import os
 import re
 import sys
 
-MODULES = ["src", "intercept", "paging", "chains", "collectives"]
+MODULES = ["src", "intercept", "paging", "chains", "collectives", "tools/lib"]
+# The folders of libautoopt.so; the library of the offline tools (tools/lib) is none of them.
+RUNTIME = ("src", "intercept", "paging", "chains", "collectives")
+TOOLS = "tools/lib"
 # Outputs of intercept/gen_wrappers.py (intercept/CMakeLists.txt).
 GENERATED = {"aot_functions.h", "aot_route.h", "aot_wrappers.c", "inject_mpi.h"}
 # Headers any folder may include without an edge (see the docstring).
 SHARED_DATA = {"aot_functions.h"}
 # src/'s umbrella header and the folders that include the specific headers instead.
 UMBRELLA = "aot.h"
-NO_UMBRELLA = ("src", "collectives")
+NO_UMBRELLA = ("src", "collectives", TOOLS)
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
 def module_of(root, path):
-    rel = os.path.relpath(path, root)
-    return rel.split(os.sep)[0]
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    for mod in MODULES:
+        if rel == mod or rel.startswith(mod + "/"):
+            return mod
+    return rel.split("/")[0]
 
 
 def sources(root, generated):
@@ -84,6 +93,9 @@ def violation(src, dst, header):
                 "(aot_log.h, aot_stats.h, ...)" % (src, header))
     if header in SHARED_DATA or src == dst:
         return None
+    if dst == TOOLS and src in RUNTIME:
+        return ("%s/ includes %s of %s/: the runtime never includes the offline tools' library"
+                % (src, header, dst))
     if src == "src":
         return "src/ includes %s of %s/: src/ knows nothing above it" % (header, dst)
     if src == "chains" and dst == "paging" and header != "aot_paging.h":
@@ -176,10 +188,17 @@ SELF_TESTS = [
                                               "chains/chains.h": []}),
     ("includes the umbrella aot.h", {"collectives/a.c": ["aot.h"], "src/aot.h": []}),
     ("includes the umbrella aot.h", {"src/a.c": ["aot.h"], "src/aot.h": []}),
+    ("the runtime never includes the offline tools' library",
+     {"collectives/a.c": ["aot_tools.h"], "tools/lib/aot_tools.h": []}),
+    ("the runtime never includes the offline tools' library",
+     {"src/a.c": ["aot_tools.h"], "tools/lib/aot_tools.h": []}),
+    ("includes the umbrella aot.h", {"tools/lib/a.c": ["aot.h"], "src/aot.h": []}),
     ("include cycle", {"paging/a.c": ["aot_x.h"], "src/aot_x.h": [], "src/b.c": ["p.h"],
                        "paging/p.h": []}),
     (None, {"chains/a.c": ["aot.h", "aot_paging.h"], "src/aot.h": [],
-            "paging/aot_paging.h": [], "collectives/b.c": ["aot_log.h"], "src/aot_log.h": []}),
+            "paging/aot_paging.h": [], "collectives/b.c": ["aot_log.h"], "src/aot_log.h": [],
+            "tools/lib/t.c": ["aot_tools.h", "aot_coll.h", "aot_log.h"],
+            "tools/lib/aot_tools.h": [], "collectives/aot_coll.h": []}),
 ]
 
 

@@ -1,5 +1,5 @@
 /*
- * test_encode.c: the decision encodings (collectives/aot_encode.h): decision maps from
+ * test_encode.c: the decision encodings (tools/lib/aot_encode.h): decision maps from
  * synthetic records, the quadtree with its two paddings, depth limit and threshold, the
  * penalty-aware tree, interval rules with a limit, the missing-method rule, raw-file reading,
  * tuning-file rules and the C.  Every expected answer is worked out by hand in the comment

@@ -1,5 +1,5 @@
 /*
- * test_tune.c: the pure core of the empirical tuner (collectives/aot_tuner_core.h): estimates of
+ * test_tune.c: the pure core of the empirical tuner (tools/lib/aot_tuner_core.h): estimates of
  * repeated timings, the golden-section parameter search, the crossover bisection, pruning and
  * the raw measurement line.  Black-box tests on synthetic timing tables; every expected answer
  * is computed by hand or by a small reference here.

@@ -41,7 +41,7 @@
 
 #include "aot_config.h"
 #include "aot_files.h"
-#include "aot_state.h"
+#include "aot_tools.h"
 #include "aot_tuner_core.h"
 #include "aot_tuning_file.h"
 #include "coll_algorithms.h"
@@ -50,7 +50,6 @@
 #include "coll_registry.h"
 #include "coll_run.h"
 #include "coll_select.h"
-#include "coll_switches.h"
 #include "coll_util.h"
 #include "tune_export.h"
 
@@ -1301,13 +1300,9 @@ int main(int argc, char **argv)
     describe_setup();
     /* the topology algorithms see the switches as they do in the library, which reads
      * AUTOOPT_TOPOLOGY at MPI_Init; every rank gets rank 0's message and stops alike */
-    if (getenv("AUTOOPT_TOPOLOGY") && *getenv("AUTOOPT_TOPOLOGY")) {
-        char terr[512];
-        aot_world_rank = world_rank;        /* set by MPI_Init's wrapper in the library */
-        aot_world_size = world_size;
-        if (aot_coll_topo_init(getenv("AUTOOPT_TOPOLOGY"), terr, sizeof(terr)) != 0)
-            die("%s", terr);
-    }
+    char terr[512];
+    if (aot_tools_setup(getenv("AUTOOPT_TOPOLOGY"), terr, sizeof(terr)) != 0)
+        die("%s", terr);
     aot_tuning_init(&rules);
     if (o.raw)
         raw_load();

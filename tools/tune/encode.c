@@ -2,7 +2,7 @@
  * encode.c: "autoopt-tune encode": decision encodings of the measurements in raw files
  * (docs/tuning.md, "Decision encodings"): per collective the quadtree paper's Table 2 for
  * each encoding asked, the maps as CSV, and one encoding as a tuning file or as C.  The
- * encodings themselves are the pure core collectives/coll_encode.c (aot_encode.h); this file
+ * encodings themselves are the pure core tools/lib/coll_encode.c (aot_encode.h); this file
  * reads files, names methods as the tuning file does (the registry), and writes.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
