@@ -39,7 +39,7 @@ done
 turns "cg" "$ex/cg" -i 600 -m send,send@pmpi,isend@pmpi -b 10
 turns "multigrid" "$ex/multigrid" -i 60 -m sendrecv,sendrecv@pmpi,isend@pmpi -b 5
 turns "ring 64 KiB" "$ex/ring" -s 65536 -i 400 -m blocking,blocking@pmpi,isend@pmpi -b 10
-turns "ring 1 MiB" "$ex/ring" -s 1048576 -i 60 -m blocking,blocking@pmpi,isend@pmpi -b 5
+turns "ring 1 MiB" "$ex/ring" -s 1048576 -i 300 -m blocking,blocking@pmpi,isend@pmpi -b 5
 
 field() { echo "$2" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 alternate() {   # label field program args...: native and autoopt runs, alternating
