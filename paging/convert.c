@@ -158,6 +158,19 @@ static int aot_pg_snapshot(struct aot_pg_req *r, struct aot_pg_part *p)
     return 0;
 }
 
+/* A slot aot_pg_slot_for took whose request cannot start: the footprint goes back to the
+ * part (the caller passes the call through) and the slot is free again. */
+static void aot_pg_slot_give_back(struct aot_pg_part *p, int i)
+{
+    struct aot_pg_req *r = &aot_pg_reqs[i];
+
+    p->fp = r->fp;
+    p->runs = r->runs;
+    r->fp = NULL;
+    r->runs = NULL;
+    aot_pg_slot_release(i);
+}
+
 static int aot_pg_post_send(int fn, struct aot_pg_part *p, int dest, int tag, MPI_Comm comm,
                             const void *site, int snapshot, int *slot)
 {
@@ -175,11 +188,7 @@ static int aot_pg_post_send(int fn, struct aot_pg_part *p, int dest, int tag, MP
     req = &aot_pg_mreqs[i];
     if (snapshot) {
         if (aot_pg_snapshot(r, p) != 0) {
-            p->fp = r->fp;            /* give the footprint back: the caller passes through */
-            p->runs = r->runs;
-            r->fp = NULL;
-            r->runs = NULL;
-            aot_pg_slot_release(i);
+            aot_pg_slot_give_back(p, i);
             *slot = -1;
             return MPI_SUCCESS;
         }
@@ -221,11 +230,7 @@ static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, 
     r = &aot_pg_reqs[i];
     r->shadow = aot_mem_shadow_get(want ? want : 1, &r->shadow_cap);
     if (!r->shadow) {
-        p->fp = r->fp;            /* give the footprint back: the caller passes through */
-        p->runs = r->runs;
-        r->fp = NULL;
-        r->runs = NULL;
-        aot_pg_slot_release(i);
+        aot_pg_slot_give_back(p, i);
         return MPI_SUCCESS;
     }
     *slot = i;
