@@ -326,23 +326,34 @@ static void aot_ch_complete_all(void)
     aot_ch_nbusy = 0;
 }
 
+/* A member function's call through PMPI, as the program made it (one of the four
+ * aot_ch_member_fn allows). */
+static inline __attribute__((always_inline)) int
+aot_ch_pmpi(int fn, const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+            void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag, MPI_Comm comm,
+            MPI_Status *status)
+{
+    switch (fn) {
+    case AOT_FN_MPI_Ssend:
+        return PMPI_Ssend(sbuf, scount, sdt, dest, stag, comm);
+    case AOT_FN_MPI_Send:
+        return PMPI_Send(sbuf, scount, sdt, dest, stag, comm);
+    case AOT_FN_MPI_Recv:
+        return PMPI_Recv(rbuf, rcount, rdt, source, rtag, comm, status);
+    default:
+        return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag,
+                             comm, status);
+    }
+}
+
 static int aot_ch_blocking(const struct aot_ch_call *c, const struct aot_ch_sig *s)
 {
     if (c->has_s)
         aot_ch_resolve(s->slo, s->shi, 0);
     if (c->has_r)
         aot_ch_resolve(s->rlo, s->rhi, 1);
-    switch (c->fn) {
-    case AOT_FN_MPI_Ssend:
-        return PMPI_Ssend(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm);
-    case AOT_FN_MPI_Send:
-        return PMPI_Send(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm);
-    case AOT_FN_MPI_Recv:
-        return PMPI_Recv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm, c->status);
-    default:
-        return PMPI_Sendrecv(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf, c->rcount,
-                             c->rdt, c->source, c->rtag, c->comm, c->status);
-    }
+    return aot_ch_pmpi(c->fn, c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf, c->rcount,
+                       c->rdt, c->source, c->rtag, c->comm, c->status);
 }
 
 /*
@@ -646,18 +657,8 @@ static int aot_ch_run_member(const struct aot_ch_call *c, struct aot_ch_sig *s, 
 static int aot_ch_native_key(const struct aot_ch_key *k)
 {
     aot_ch_count_native(k->fn);
-    switch (k->fn) {
-    case AOT_FN_MPI_Ssend:
-        return PMPI_Ssend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm);
-    case AOT_FN_MPI_Send:
-        return PMPI_Send(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm);
-    case AOT_FN_MPI_Recv:
-        return PMPI_Recv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
-                         MPI_STATUS_IGNORE);
-    default:
-        return PMPI_Sendrecv(k->sbuf, k->scount, k->sdt, k->dest, k->stag, (void *) k->rbuf,
-                             k->rcount, k->rdt, k->source, k->rtag, k->comm, MPI_STATUS_IGNORE);
-    }
+    return aot_ch_pmpi(k->fn, k->sbuf, k->scount, k->sdt, k->dest, k->stag, (void *) k->rbuf,
+                       k->rcount, k->rdt, k->source, k->rtag, k->comm, MPI_STATUS_IGNORE);
 }
 
 /* One line per chain for the statistics (rank 0's chains; the counters sum every rank's). */
