@@ -93,6 +93,15 @@ SUBCOMMANDS
                              the job starts, and set AUTOOPT_TOPOLOGY to it in every rank's
                              environment (an --env AUTOOPT_TOPOLOGY=... given too wins)
         --build DIR          build directory to take the libraries from
+        --sysctl KEY=VALUE   set a kernel parameter in every host namespace before the job
+                             starts (repeatable; per-namespace keys such as
+                             net.ipv4.tcp_slow_start_after_idle=0 or
+                             net.ipv4.tcp_congestion_control=cubic, which must be in the
+                             machine's net.ipv4.tcp_allowed_congestion_control)
+        --link-stats FILE    after the job, write what every shaped link carried to FILE
+                             (CSV: link, bytes, packets, drops, overlimits; hK-out is host
+                             K's sending side, hK-in the switch port towards host K) and
+                             each host's TCP segments and retransmissions (tcp,K,...)
         -q, --quiet          print only the waiting-policy line, not the set-up summary
         RATE is a tc rate: a number with bit, kbit, mbit, gbit, bps, kbps, mbps or gbps
         (bps = bytes per second).  SIZE is a tc size (4kb, 16kb, 1mb...), TIME a tc time.
@@ -681,6 +690,42 @@ class Cluster:
                 raise SetupError(f"eth0 of {pending[0]} did not come up within {timeout:g} s")
             time.sleep(0.02)
 
+    def set_sysctls(self, assignments):
+        """Sets each KEY=VALUE in every host namespace (SetupError naming the key)."""
+        for h in self.host_ns:
+            for kv in assignments:
+                r = subprocess.run(["ip", "netns", "exec", h, "sysctl", "-qw", kv],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise SetupError(f"--sysctl {kv}: "
+                                     f"{(r.stderr or r.stdout).strip() or 'failed'}")
+
+    def link_stats(self):
+        """CSV lines: what every shaped link carried so far, and each host's TCP counters."""
+        def qdiscs(ns, dev):
+            out = run_cmd(["tc", "-n", ns, "-s", "-j", "qdisc", "show", "dev", dev],
+                          "link statistics")
+            q = [x for x in json.loads(out or "[]") if x.get("kind") == "tbf"]
+            return q[0] if q else {}
+        rows = ["link,bytes,packets,drops,overlimits"]
+        for k, h in enumerate(self.host_ns):
+            for name, ns, dev in ((f"h{k}-out", h, "eth0"), (f"h{k}-in", self.sw_ns, f"h{k}")):
+                q = qdiscs(ns, dev)
+                rows.append(f"{name},{q.get('bytes', 0)},{q.get('packets', 0)},"
+                            f"{q.get('drops', 0)},{q.get('overlimits', 0)}")
+        for s_ in range(self.switches - 1):
+            for end in "ab":
+                q = qdiscs(self.sw_ns, f"up{s_}{end}")
+                rows.append(f"up{s_}{end},{q.get('bytes', 0)},{q.get('packets', 0)},"
+                            f"{q.get('drops', 0)},{q.get('overlimits', 0)}")
+        rows.append("tcp,host,out_segs,retrans_segs")
+        for k, h in enumerate(self.host_ns):
+            snmp = run_cmd(["ip", "netns", "exec", h, "cat", "/proc/net/snmp"], "TCP counters")
+            tcp = [l.split()[1:] for l in snmp.splitlines() if l.startswith("Tcp:")]
+            v = dict(zip(tcp[0], tcp[1])) if len(tcp) == 2 else {}
+            rows.append(f"tcp,{k},{v.get('OutSegs', '')},{v.get('RetransSegs', '')}")
+        return "\n".join(rows) + "\n"
+
     def down(self):
         """Removes everything; safe to call twice and after a partial up()."""
         left = delete_netns(self.created)
@@ -734,6 +779,8 @@ RUN_SPEC = {
     "--timeout": ("timeout", float_range(0.1, 7 * 86400)),
     "--topology-out": ("topology_out", str),
     "--build": ("build", existing_dir),
+    "--sysctl": ("sysctl", "list"),
+    "--link-stats": ("link_stats", str),
     "-q": ("quiet", None), "--quiet": ("quiet", None),
 }
 
@@ -741,7 +788,7 @@ RUN_SPEC = {
 def resolve_run_options(sub, opts):
     o = {"ppn": 1, "switches": 1, "rate": rate("100mbit"), "burst": "4kb",
          "latency": "50ms", "yield": "auto", "tcp_close": "auto", "preload": [], "env": [],
-         "timeout": None,
+         "sysctl": [], "link_stats": None, "timeout": None,
          "build": None, "quiet": False}     # build: only when given (else configured paths)
     o.update(opts)
     o.setdefault("uplink", o["rate"])
@@ -750,6 +797,10 @@ def resolve_run_options(sub, opts):
             env_assignment(e)
         except ValueError as err:
             raise UsageError(f"{sub}: --env '{e}': {err}") from None
+    for e in o["sysctl"]:
+        if not re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+=\S+", e):
+            raise UsageError(f"{sub}: --sysctl '{e}': expected KEY=VALUE, e.g. "
+                             "net.ipv4.tcp_slow_start_after_idle=0")
     for f in o["preload"]:
         if not os.path.isfile(f):
             raise UsageError(f"{sub}: --preload '{f}': no such file")
@@ -843,6 +894,8 @@ def run_job(o, command, capture=None, announce=True):
     t_start = time.monotonic()
     try:
         cluster.up()
+        if o.get("sysctl"):
+            cluster.set_sysctls(o["sysctl"])
         if announce:
             say(f"{ranks} ranks on {hosts} hosts ({o['ppn']} per host), {o['switches']} "
                 f"switch{'es' if o['switches'] > 1 else ''}, links {o['rate'][1] / 1e6:g} Mbit/s"
@@ -895,6 +948,12 @@ def run_job(o, command, capture=None, announce=True):
         stop_job(proc)
         if proc is not None and proc.stdout:
             proc.stdout.close()
+        if o.get("link_stats") and cluster.created:
+            try:
+                with open(o["link_stats"], "w") as f:
+                    f.write(cluster.link_stats())
+            except (OSError, SetupError, ValueError) as e:
+                warn(f"--link-stats {o['link_stats']}: {e}")
         cluster.down()
         cli.catch_stop_signals()
     return status
