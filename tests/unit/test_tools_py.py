@@ -264,6 +264,53 @@ class Cli(unittest.TestCase):
         cli.stop_group(None, (1, 1, 1))
 
 
+class ValidateQuickInput(unittest.TestCase):
+    """autoopt-validate --quick's collective input for the BLACS tester, made from Debian's."""
+
+    def test_collective_input(self):
+        from autoopt_tools import validate
+        src = os.path.join(validate.TESTS_DIR, "BLACS")
+        if not os.path.isfile(os.path.join(src, "bt.dat")):
+            self.skipTest(f"{src} not installed (scalapack-mpi-test)")
+        with tempfile.TemporaryDirectory() as d:
+            validate.blacs_collective_input(d)
+            bt = open(os.path.join(d, "bt.dat")).read().splitlines()
+            run = {l.split("Run ")[1].rstrip("?"): l.split()[0] for l in bt if "Run " in l}
+            self.assertEqual(run, {"SDRV": "'F'", "BSBR": "'T'", "COMB": "'T'", "AUX": "'F'"})
+            for name in ("bsbr.dat", "comb.dat"):
+                got = open(os.path.join(d, name)).read().splitlines()
+                orig = open(os.path.join(src, name)).read().splitlines()
+                self.assertEqual(len(got), len(orig), name)
+                i = next(k for k, l in enumerate(got) if "Number of topologies" in l)
+                self.assertEqual(got[i].split()[0], "1", name)
+                self.assertEqual(got[i + 1].split("TOP")[0].strip(), "' '", name)
+                # everything else as Debian wrote it
+                self.assertEqual(got[:i] + got[i + 2:], orig[:i] + orig[i + 2:], name)
+            self.assertTrue(os.path.exists(os.path.join(d, "sdrv.dat")))
+
+    def test_quick_programs(self):
+        from autoopt_tools import validate
+        o = {"programs": None, "quick": True}
+        progs = {p.name: p for p in validate.programs(o)}
+        self.assertEqual(list(progs), ["xCbtest", "xCbtest-coll", "netpipe"])
+        self.assertEqual(progs["xCbtest"].kinds, ("p2p",))
+        self.assertEqual(progs["xCbtest-coll"].kinds, ("coll",))
+        self.assertEqual((progs["xCbtest"].lines, progs["xCbtest-coll"].lines), (22, 17))
+        full = {p.name: p for p in validate.programs({"programs": None, "quick": False})}
+        self.assertEqual(full["xCbtest"].kinds, ("p2p", "coll"))
+
+
+class NetclusterOptions(unittest.TestCase):
+    def test_sysctl(self):
+        from autoopt_tools import netcluster
+        o = netcluster.resolve_run_options(
+            "run", {"ranks": 2, "sysctl": ["net.ipv4.tcp_slow_start_after_idle=0"]})
+        self.assertEqual(o["sysctl"], ["net.ipv4.tcp_slow_start_after_idle=0"])
+        for bad in ("foo", "net.ipv4.x", "=1", "net.ipv4.x=a b"):
+            with self.assertRaises(cli.UsageError, msg=bad):
+                netcluster.resolve_run_options("run", {"ranks": 2, "sysctl": [bad]})
+
+
 class Imports(unittest.TestCase):
     def test_every_module_imports(self):
         import autoopt_tools

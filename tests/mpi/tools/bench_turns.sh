@@ -8,7 +8,8 @@
 set -u
 bench=$1 out=$2
 rm -rf "$out"
-"$bench" --quick --platform shm --example sor --mode turns --sizes sor=64 --reps 5 \
+# --wait-idle 0: no time is judged here, and the suite beside it keeps the machine busy.
+"$bench" --quick --platform shm --example sor --mode turns --sizes sor=64 --reps 5 --wait-idle 0 \
     --out "$out" || { rc=$?; [ $rc -eq 77 ] && exit 77; echo "FAIL: autoopt-bench exit $rc"; exit 1; }
 row=$(grep '^| chains ÷ isend, turns in one job |' "$out/report.md")
 echo "$row"

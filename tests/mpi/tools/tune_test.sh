@@ -16,15 +16,17 @@
 #           the problem
 set -eu
 what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7 yield=$8
+# Every job preloads the yield-when-idle library, as every MPI test job of 2 ranks or more does
+# (docs/testing.md): the suite runs beside it, and busy-polling tuners took 3-6 times longer.
 rm -rf "$dir" && mkdir -p "$dir"
-args="--coll bcast,allgather --sizes 1-16K --min-reps 5 --max-reps 9 --quiet"
+args="--coll bcast,allgather --sizes 1-16K --min-reps 3 --max-reps 5 --quiet"
 sizes="1 3 4 100 1000 3000 4096 5000 16384 20000"
 
 case $what in
 rules)
-    "$mpiexec" -n 2 "$tune" $args -o "$dir/t.tune"
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $args -o "$dir/t.tune"
     grep -v '^#' "$dir/t.tune"
-    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib" \
+    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib:$yield" \
         "$mpiexec" -n 2 "$calls" $sizes
     python3 "$check" "$dir/t.tune" "$dir/s.json" 2 $sizes
     ;;
@@ -41,22 +43,24 @@ comms)
     python3 "$check" "$dir/t.tune" "$dir/s.json" 3 $sizes
     ;;
 shape)
-    "$mpiexec" -n 2 "$tune" $args --host-shape -o "$dir/t.tune"
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $args --host-shape -o "$dir/t.tune"
     grep -v '^#' "$dir/t.tune"
     grep -q '^autoopt-tuning 2$' "$dir/t.tune" || { echo "FAIL: not a version 2 file"; exit 1; }
     total=$(grep -c '^  ranks' "$dir/t.tune")
     shaped=$(grep -c '^  ranks 2-2 hosts 1-1 ppn 2-2$' "$dir/t.tune")
     [ "$total" -ge 2 ] && [ "$shaped" = "$total" ] ||
         { echo "FAIL: $shaped of $total ranks blocks carry 'hosts 1-1 ppn 2-2'"; exit 1; }
-    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib" \
+    env AUTOOPT_TUNING="$dir/t.tune" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib:$yield" \
         "$mpiexec" -n 2 "$calls" $sizes
     python3 "$check" "$dir/t.tune" "$dir/s.json" 2 $sizes
     ;;
 resume)
-    # the same grid, measured once without a stop and once stopped and resumed
-    "$mpiexec" -n 2 "$tune" $args --raw "$dir/full.raw" -o "$dir/full.tune"
+    # the same grid, measured once without a stop and once stopped and resumed; one
+    # collective is enough to stop in the middle of (a third of the time of two)
+    args="--coll bcast --sizes 1-16K --min-reps 3 --max-reps 5 --quiet"
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $args --raw "$dir/full.raw" -o "$dir/full.tune"
     # stopped with SIGKILL once it has written 60 measurements
-    "$mpiexec" -n 2 "$tune" $args --raw "$dir/part.raw" -o "$dir/part.tune" &
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $args --raw "$dir/part.raw" -o "$dir/part.tune" &
     pid=$!
     count() { c=$(grep -c '^m ' "$1" 2>/dev/null) || true; echo "${c:-0}"; }
     while kill -0 $pid 2>/dev/null && [ "$(count "$dir/part.raw")" -lt 60 ]; do
@@ -68,7 +72,7 @@ resume)
     cp "$dir/part.raw" "$dir/before.raw"
     n=$(count "$dir/before.raw")
     echo "stopped after $n measurements"
-    "$mpiexec" -n 2 "$tune" $args --raw "$dir/part.raw" --resume -o "$dir/part.tune"
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $args --raw "$dir/part.raw" --resume -o "$dir/part.tune"
     python3 - "$dir/before.raw" "$dir/part.raw" "$dir/full.raw" <<'PY'
 import sys
 before, after, full = (open(p).read() for p in sys.argv[1:])
@@ -98,16 +102,16 @@ errors)
         echo "ok ($got): $(echo "$out" | grep -- "$pat" | head -n 1)"
     }
     small="--coll barrier --quiet"
-    "$mpiexec" -n 2 "$tune" $small --raw "$dir/r.raw" -o "$dir/r.tune"
-    expect 1 "exists: give --resume" "$mpiexec" -n 2 "$tune" $small --raw "$dir/r.raw" -o "$dir/x"
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/r.raw" -o "$dir/r.tune"
+    expect 1 "exists: give --resume" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/r.raw" -o "$dir/x"
     cp "$dir/r.raw" "$dir/bad.raw"
     echo "m bcast binomial 0 2 many 1.0 0.9 1.1 5" >> "$dir/bad.raw"
     line=$(wc -l < "$dir/bad.raw")
     expect 1 "bad.raw:$line: bytes: not an integer" \
-        "$mpiexec" -n 2 "$tune" $small --raw "$dir/bad.raw" --resume -o "$dir/x"
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/bad.raw" --resume -o "$dir/x"
     sed 's/^# setup ranks=2/# setup ranks=64/' "$dir/r.raw" > "$dir/foreign.raw"
     expect 1 "measured on another setup" \
-        "$mpiexec" -n 2 "$tune" $small --raw "$dir/foreign.raw" --resume -o "$dir/x"
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/foreign.raw" --resume -o "$dir/x"
     # a NUL byte on a line in the middle (as a crash can leave): named with its line, and the
     # file left as it was (no measurements appended after the damage)
     nline=$(python3 - "$dir/r.raw" "$dir/nul.raw" <<'PY'
@@ -123,14 +127,14 @@ PY
 )
     cp "$dir/nul.raw" "$dir/nul.before"
     expect 1 "nul.raw:$nline: a NUL byte at column 3: the line is damaged" \
-        "$mpiexec" -n 2 "$tune" $small --raw "$dir/nul.raw" --resume -o "$dir/x"
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/nul.raw" --resume -o "$dir/x"
     cmp -s "$dir/nul.raw" "$dir/nul.before" || fail "the damaged raw file was changed"
     printf 'hello\n' > "$dir/other.raw"
     expect 1 "other.raw:1: expected 'autoopt-tune-raw 1'" \
-        "$mpiexec" -n 2 "$tune" $small --raw "$dir/other.raw" --resume -o "$dir/x"
-    expect 2 "--sizes '9-3': expected LO-HI" "$mpiexec" -n 2 "$tune" --sizes 9-3
-    expect 2 "--comm-sizes: '3' is not a size" "$mpiexec" -n 2 "$tune" --comm-sizes 3
-    expect 2 "--resume needs --raw" "$mpiexec" -n 2 "$tune" --resume
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/other.raw" --resume -o "$dir/x"
+    expect 2 "--sizes '9-3': expected LO-HI" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --sizes 9-3
+    expect 2 "--comm-sizes: '3' is not a size" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --comm-sizes 3
+    expect 2 "--resume needs --raw" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --resume
     [ ! -e "$dir/x" ] || fail "a failed run left a tuning file"
     echo "ok: every bad input named"
     ;;

@@ -95,7 +95,10 @@ CONFIGURATIONS
     not supported ..." naming one of its variables) is reported N/A, not FAIL.
 
 OPTIONS
-    --quick              CI subset: xCbtest and netpipe only, forced collectives in rounds
+    --quick              CI subset: xCbtest and netpipe only, forced collectives in rounds;
+                         the rounds run xCbtest on its collective part alone ("xCbtest-coll":
+                         BSBR and COMB with topology ' ', the one BLACS maps onto MPI's
+                         collectives; 17 summary lines), against a native run of that input
     --collectives LIST   comma-separated collectives to force (e.g. allreduce,bcast,alltoall)
     --full               also run the ScaLAPACK/PBLAS CTest suite of {TESTS_DIR}
                          (ctest in a temporary copy, MPIEXEC_PREFLAGS carrying LD_PRELOAD and
@@ -132,6 +135,10 @@ SEE ALSO
 
 class Skip(Exception):
     pass
+
+
+class ValidateError(Exception):
+    """An input autoopt-validate cannot use (exit status 1, one line)."""
 
 
 def info(msg):
@@ -262,12 +269,14 @@ def configurations(o):
 # ------------------------------------------------------------------ programs
 
 class Program:
-    """One external program: how to run it and how to read its result."""
+    """One external program: how to run it and how to read its result.  kinds: the kinds of
+    configuration it runs under (p2p, coll); lines: the BLACS summary lines of a sound native
+    run (None: not a BLACS tester); prepare: makes the folder it runs in (None: cwd as is)."""
 
-    def __init__(self, name, ranks, cwd, argv, parse, compare, uses_collectives):
+    def __init__(self, name, ranks, cwd, argv, parse, compare, kinds, lines=None, prepare=None):
         self.name, self.ranks, self.cwd, self.argv = name, ranks, cwd, argv
         self.parse, self.compare = parse, compare
-        self.uses_collectives = uses_collectives
+        self.kinds, self.lines, self.prepare = kinds, lines, prepare
 
 
 BLACS_LINE = re.compile(r"^\s*(.*?TESTS):\s*(\d+)\s+TESTS;\s*(\d+)\s+PASSED,\s*(\d+)\s+SKIPPED,"
@@ -318,19 +327,70 @@ def compare_netpipe(base, got):
     return diffs
 
 
+def blacs_collective_input(folder):
+    """Writes into folder the BLACS tester's input for the collective configurations of
+    --quick: Debian's bt.dat, bsbr.dat and comb.dat with the point-to-point (SDRV) and
+    auxiliary (AUX) parts turned off and topology ' ' alone, the one BLACS maps onto MPI's own
+    MPI_Bcast, MPI_Reduce and MPI_Allreduce (its other topologies are trees of point-to-point
+    messages, which the collective configurations do not change).  The same shapes, scopes
+    and precisions; 17 summary lines.  The tester reads them from the folder it runs in."""
+    blacs = os.path.join(TESTS_DIR, "BLACS")
+
+    def edit(name, change):
+        path = os.path.join(blacs, name)
+        with open(path) as f:
+            lines = f.read().split("\n")
+        done = change(lines)
+        if not done:
+            raise ValidateError(f"{path}: not the layout autoopt-validate --quick knows "
+                                "(its collective input cannot be made from it)")
+        with open(os.path.join(folder, name), "w") as f:
+            f.write("\n".join(lines))
+
+    def parts_off(lines):
+        n = 0
+        for i, l in enumerate(lines):
+            if re.search(r"Run (SDRV|AUX)\?", l) and "'T'" in l:
+                lines[i] = l.replace("'T'", "'F'", 1)
+                n += 1
+        return n == 2
+
+    def one_topology(lines):
+        for i, l in enumerate(lines[:-1]):
+            if "Number of topologies" in l and lines[i + 1].rstrip().endswith("TOP"):
+                lines[i] = "1" + " " * 23 + "Number of topologies"
+                lines[i + 1] = "' '" + " " * 21 + "TOP"
+                return True
+        return False
+
+    edit("bt.dat", parts_off)
+    edit("bsbr.dat", one_topology)
+    edit("comb.dat", one_topology)
+    os.symlink(os.path.join(blacs, "sdrv.dat"), os.path.join(folder, "sdrv.dat"))
+
+
 def programs(o):
     blacs = os.path.join(TESTS_DIR, "BLACS")
+    both = ("p2p", "coll")
     all_progs = {
         "xCbtest": Program("xCbtest", 4, blacs, [os.path.join(blacs, "xCbtest")], parse_blacs,
-                           compare_blacs, True),
+                           compare_blacs, both, lines=22),
         "xFbtest": Program("xFbtest", 4, blacs, [os.path.join(blacs, "xFbtest")], parse_blacs,
-                           compare_blacs, True),
+                           compare_blacs, both, lines=22),
         "netpipe": Program("netpipe", 2, None, [NETPIPE, "-u", "65536", "-i"], parse_netpipe,
-                           compare_netpipe, False),
+                           compare_netpipe, ("p2p",)),
     }
     names = o["programs"] or (["xCbtest", "netpipe"] if o["quick"]
                               else ["xCbtest", "xFbtest", "netpipe"])
-    return [all_progs[n] for n in names]
+    progs = [all_progs[n] for n in names]
+    if o["quick"] and "xCbtest" in names:
+        # The collective rounds run the tester on its collective part alone (a fifth of
+        # its time), against a native run of the same input.
+        all_progs["xCbtest"].kinds = ("p2p",)
+        progs.insert(names.index("xCbtest") + 1, Program(
+            "xCbtest-coll", 4, None, [os.path.join(blacs, "xCbtest")], parse_blacs, compare_blacs, ("coll",),
+            lines=17, prepare=blacs_collective_input))
+    return progs
 
 
 # ------------------------------------------------------------------ running
@@ -493,7 +553,8 @@ def main(argv):
             print(f"  {c['name']:<28} " + (" ".join(f"{k}={v}" for k, v in c["env"].items())
                                           or ("(no autoopt)" if c["kind"] == "native"
                                               else "(libautoopt.so, no AUTOOPT_* variable)"))
-                  + ("   [skips netpipe]" if c["kind"] == "coll" else ""))
+                  + "".join(f"   [skips {p.name}]" for p in progs
+                      if c["kind"] != "native" and c["kind"] not in p.kinds))
         return 0
 
     # What the runs need; missing pieces skip (CTest SKIP_RETURN_CODE 77).
@@ -514,8 +575,13 @@ def main(argv):
     cli.catch_stop_signals()
     runner = Runner(o)
     results = []     # (program, config, verdict, detail, seconds)
+    for p in progs:
+        if p.prepare:
+            p.cwd = tempfile.mkdtemp(prefix=f"autoopt-validate-{p.name}-")
+            runner.tmpdirs.append(p.cwd)
+            p.prepare(p.cwd)
     plan = [(p, None) for p in progs] + [(p, c) for c in cfgs for p in progs
-                                         if p.uses_collectives or c["kind"] != "coll"]
+                                         if c["kind"] in p.kinds]
     if o["full"]:
         # The suite takes tens of minutes per configuration: the point-to-point ones and
         # --config ones only.
@@ -546,7 +612,7 @@ def main(argv):
             save_log(o, f"{pname}-{cname}", argv_run, status, out, err)
             if cfg is None:
                 ok = ((p == "ctest" and res["total"] > 0)
-                      or (p != "ctest" and p.name != "netpipe" and len(res["lines"]) == 22)
+                      or (p != "ctest" and p.lines and len(res["lines"]) == p.lines)
                       or (p != "ctest" and p.name == "netpipe" and res["rows"]
                           and res["failed"] == 0 and status == 0))
                 verdict = "BASE" if ok else "FAIL"
@@ -586,9 +652,10 @@ def main(argv):
     finally:
         runner.cleanup()
 
-    print(f"{'program':<9} {'configuration':<28} {'result':<6} detail")
+    w = max([len("program")] + [len(r[0]) for r in results])
+    print(f"{'program':<{w}} {'configuration':<28} {'result':<6} detail")
     for pname, cname, verdict, detail, secs in results:
-        print(f"{pname:<9} {cname:<28} {verdict:<6} {detail}")
+        print(f"{pname:<{w}} {cname:<28} {verdict:<6} {detail}")
     count = {v: sum(1 for r in results if r[2] == v) for v in ("PASS", "FAIL", "N/A", "SKIP")}
     print(f"validate: {count['PASS']} passed, {count['FAIL']} failed, {count['N/A']} n/a "
           f"(rejected by the library), {count['SKIP']} skipped, against "
@@ -602,4 +669,4 @@ def main(argv):
 
 def run(argv):
     """The program's exit status (bin/autoopt-validate)."""
-    return cli.run(PROG, main, argv, [(Skip, SKIP, "SKIP: ")])
+    return cli.run(PROG, main, argv, [(Skip, SKIP, "SKIP: "), (ValidateError, 1, "")])
