@@ -22,6 +22,18 @@ int aot_alltoallv_exchange(const void *sbuf, const int *scounts, const int *sdis
                            MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
                            MPI_Datatype rdt, MPI_Comm comm, int pair, enum aot_coll_sync sync,
                            long n);
+/* The ring with w steps in flight (alltoall_window.c) over the blocks of an alltoall
+ * (scounts == NULL: scount elements per peer at j * scount) or an alltoallv (counts and
+ * displacements per peer); sext, rext: the datatypes' extents. */
+struct aot_win_blocks {
+    const void *sbuf;
+    void *rbuf;
+    MPI_Datatype sdt, rdt;
+    MPI_Aint sext, rext;
+    int scount, rcount;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+};
+int aot_alltoall_window(const struct aot_win_blocks *b, MPI_Comm comm, long window, int tag);
 int aot_allgather_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                            int rcount, MPI_Datatype rdt, MPI_Comm comm, int pair,
                            enum aot_coll_sync sync, long n);

@@ -1,0 +1,32 @@
+/*
+ * alltoall_ring_window.c: alltoall, ring with w steps in flight.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Algorithm: Ring window -- the ring's p-1 steps (step k: send the block for rank+k, receive
+ * the block of rank-k), w of them in flight (parameter w): step k+w starts when step k has
+ * completed, so the next transfers and their rendezvous handshakes start before the current
+ * ones end and a link does not idle between steps, while no link carries more than w flows in
+ * each direction.  w = 1: the ring without gaps; w = p-1: spreading simple.
+ * Restrictions: none.
+ * Cost = (p-1)mβ + ceil((p-1)/w)α, for w small enough that w flows fill a link
+ *   (m: bytes of one block, p blocks per rank)
+ * Engine: engines/alltoall_window.c.
+ */
+#include <mpi.h>
+
+#include "coll_algorithms.h"
+#include "coll_ctx.h"
+#include "coll_engines.h"
+#include "coll_util.h"
+
+int aot_alltoall_ring_window(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                             int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
+{
+    struct aot_win_blocks b = {sbuf, rbuf, sdt, rdt, 0, 0, scount, rcount, NULL, NULL, NULL,
+                               NULL};
+    MPI_Aint lb;
+
+    PMPI_Type_get_extent(sdt, &lb, &b.sext);
+    PMPI_Type_get_extent(rdt, &lb, &b.rext);
+    return aot_alltoall_window(&b, ctx->comm, ctx->param, AOT_TAG_ALLTOALL);
+}

@@ -1,0 +1,91 @@
+/*
+ * alltoall_window.c: engine of the ring_window algorithms of alltoall and alltoallv -- the
+ * ring's p-1 steps with w of them in flight, so that a step's transfers (and the rendezvous
+ * handshakes of large messages) start before the previous step's have ended.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Step k (1..p-1) receives the block of rank-k and sends the block for rank+k.  Steps 1..w are
+ * posted at once (receive first, then send); when step k has completed both its transfers,
+ * step k+w is posted.  With w = 1 this is the ring whose steps follow each other without a
+ * gap; with w = p-1 it is "spreading simple" (every transfer at once).  In between, each link
+ * carries at most w flows in each direction, enough to keep it busy across step boundaries
+ * without the p-1 concurrent flows that overflow switch queues.
+ *
+ * Every block of a call goes to a different rank and comes from a different rank, so the
+ * steps in flight never compete for a match; a call returns only when all its transfers are
+ * complete, so calls do not mix either.
+ */
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "coll_engines.h"
+#include "coll_util.h"
+
+/* One side's block of peer j: its address and count. */
+static void *aot_win_block(const struct aot_win_blocks *b, int send, int j, int *count)
+{
+    const int *counts = send ? b->scounts : b->rcounts;
+    const int *displs = send ? b->sdispls : b->rdispls;
+    const void *buf = send ? b->sbuf : b->rbuf;
+    MPI_Aint ext = send ? b->sext : b->rext;
+    int one = send ? b->scount : b->rcount;
+
+    if (counts) {
+        *count = counts[j];
+        return AOT_AT(buf, displs[j], ext);
+    }
+    *count = one;
+    return AOT_AT(buf, (MPI_Aint) j * one, ext);
+}
+
+int aot_alltoall_window(const struct aot_win_blocks *b, MPI_Comm comm, long window, int tag)
+{
+    MPI_Request *req;
+    int p, rank, rc, w, sc, rcnt;
+    void *s, *r;
+
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &rank);
+    s = aot_win_block(b, 1, rank, &sc);
+    r = aot_win_block(b, 0, rank, &rcnt);
+    rc = aot_coll_copy(s, sc, b->sdt, r, rcnt, b->rdt);
+    if (rc != MPI_SUCCESS || p == 1)
+        return rc;
+    w = window < 1 ? 1 : window > p - 1 ? p - 1 : (int) window;
+    req = malloc(2 * (size_t) w * sizeof(*req));
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < 2 * w; i++)
+        req[i] = MPI_REQUEST_NULL;
+
+    /* step k goes into slot (k-1) mod w */
+    for (int k = 1; k <= w && rc == MPI_SUCCESS; k++) {
+        int src = (rank - k + p) % p, dst = (rank + k) % p, slot = (k - 1) % w;
+        r = aot_win_block(b, 0, src, &rcnt);
+        s = aot_win_block(b, 1, dst, &sc);
+        rc = PMPI_Irecv(r, rcnt, b->rdt, src, tag, comm, &req[2 * slot]);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Isend(s, sc, b->sdt, dst, tag, comm, &req[2 * slot + 1]);
+    }
+    for (int k = 1; k < p && rc == MPI_SUCCESS; k++) {
+        int slot = (k - 1) % w, next = k + w;
+        rc = aot_coll_waitall(2, &req[2 * slot]);
+        if (rc == MPI_SUCCESS && next < p) {
+            int src = (rank - next + p) % p, dst = (rank + next) % p;
+            r = aot_win_block(b, 0, src, &rcnt);
+            s = aot_win_block(b, 1, dst, &sc);
+            rc = PMPI_Irecv(r, rcnt, b->rdt, src, tag, comm, &req[2 * slot]);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Isend(s, sc, b->sdt, dst, tag, comm, &req[2 * slot + 1]);
+        }
+    }
+    if (rc != MPI_SUCCESS)      /* leave nothing pending on the program's communicator */
+        for (int i = 0; i < 2 * w; i++)
+            if (req[i] != MPI_REQUEST_NULL) {
+                PMPI_Cancel(&req[i]);
+                PMPI_Wait(&req[i], MPI_STATUS_IGNORE);
+            }
+    free(req);
+    return rc;
+}
