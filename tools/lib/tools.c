@@ -43,13 +43,12 @@ int aot_tools_comm_open(MPI_Comm comm, struct aot_tools_comm **out)
         return MPI_ERR_NO_MEM;
     tc->comm = comm;
     rc = PMPI_Comm_dup(comm, &tc->pcomm);
-    if (rc != MPI_SUCCESS) {
-        free(tc);
-        return rc;
+    if (rc == MPI_SUCCESS) {
+        rc = aot_coll_ctx_init(&tc->ctx, tc->pcomm);
+        if (rc != MPI_SUCCESS)
+            PMPI_Comm_free(&tc->pcomm);
     }
-    rc = aot_coll_ctx_init(&tc->ctx, tc->pcomm);
     if (rc != MPI_SUCCESS) {
-        PMPI_Comm_free(&tc->pcomm);
         free(tc);
         return rc;
     }
