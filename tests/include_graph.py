@@ -3,8 +3,9 @@
 """include_graph.py: the module boundaries of docs/design.md, checked on the #include lines.
 
 Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, chains/,
-collectives/ and tools/lib/ (the offline tools' library), finds the folder of the header it names, and fails (exit 1), naming the file
-and line, when
+collectives/ and tools/lib/ (the offline tools' library), and of the tools that run the
+collectives (tools/tune/, tools/bench-coll/), finds the folder of the header it names, and fails
+(exit 1), naming the file and line, when
 
   - src/ includes a header of paging/, chains/, collectives/ or intercept/;
   - chains/ includes a header of paging/ other than its public aot_paging.h;
@@ -13,6 +14,9 @@ and line, when
   - a folder of the runtime (src/, intercept/, paging/, chains/, collectives/) includes a header
     of tools/lib/: the tools' library sits above the collectives and stays out of
     libautoopt.so;
+  - tools/tune/ or tools/bench-coll/ includes a collectives/coll_*.h header: those tools reach
+    the collectives only through the narrow header of tools/lib/ (aot_tools.h); of
+    collectives/ they may include aot_tuning_file.h, which the runtime shares;
   - a file of src/, collectives/ or tools/lib/ includes the umbrella aot.h: src/'s headers each
     say one thing (aot_log.h, aot_stats.h, ...), and those folders include the ones they use;
     aot.h, which includes them all, is for intercept/, paging/ and chains/;
@@ -40,6 +44,9 @@ MODULES = ["src", "intercept", "paging", "chains", "collectives", "tools/lib"]
 # The folders of libautoopt.so; the library of the offline tools (tools/lib) is none of them.
 RUNTIME = ("src", "intercept", "paging", "chains", "collectives")
 TOOLS = "tools/lib"
+# The programs that run the collectives through the tools' library, never past it.  Read like
+# the modules, but their headers are not on anyone's include path.
+PROGRAMS = ("tools/tune", "tools/bench-coll")
 # Outputs of intercept/gen_wrappers.py (intercept/CMakeLists.txt).
 GENERATED = {"aot_functions.h", "aot_route.h", "aot_wrappers.c", "inject_mpi.h"}
 # Headers any folder may include without an edge (see the docstring).
@@ -52,14 +59,14 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 def module_of(root, path):
     rel = os.path.relpath(path, root).replace(os.sep, "/")
-    for mod in MODULES:
+    for mod in MODULES + list(PROGRAMS):
         if rel == mod or rel.startswith(mod + "/"):
             return mod
     return rel.split("/")[0]
 
 
 def sources(root, generated):
-    for mod in MODULES:
+    for mod in MODULES + list(PROGRAMS):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, mod)):
             dirnames.sort()
             for name in sorted(filenames):
@@ -96,6 +103,9 @@ def violation(src, dst, header):
     if dst == TOOLS and src in RUNTIME:
         return ("%s/ includes %s of %s/: the runtime never includes the offline tools' library"
                 % (src, header, dst))
+    if src in PROGRAMS and dst == "collectives" and header.startswith("coll_"):
+        return ("%s/ includes %s of collectives/: a tool reaches the collectives through "
+                "%s/aot_tools.h" % (src, header, TOOLS))
     if src == "src":
         return "src/ includes %s of %s/: src/ knows nothing above it" % (header, dst)
     if src == "chains" and dst == "paging" and header != "aot_paging.h":
@@ -193,12 +203,20 @@ SELF_TESTS = [
     ("the runtime never includes the offline tools' library",
      {"src/a.c": ["aot_tools.h"], "tools/lib/aot_tools.h": []}),
     ("includes the umbrella aot.h", {"tools/lib/a.c": ["aot.h"], "src/aot.h": []}),
+    ("a tool reaches the collectives through tools/lib/aot_tools.h",
+     {"tools/tune/a.c": ["aot_tools.h", "coll_registry.h"], "tools/lib/aot_tools.h": [],
+      "collectives/coll_registry.h": []}),
+    ("a tool reaches the collectives through tools/lib/aot_tools.h",
+     {"tools/bench-coll/a.c": ["coll_bytes.h"], "collectives/coll_bytes.h": []}),
     ("include cycle", {"paging/a.c": ["aot_x.h"], "src/aot_x.h": [], "src/b.c": ["p.h"],
                        "paging/p.h": []}),
     (None, {"chains/a.c": ["aot.h", "aot_paging.h"], "src/aot.h": [],
             "paging/aot_paging.h": [], "collectives/b.c": ["aot_log.h"], "src/aot_log.h": [],
             "tools/lib/t.c": ["aot_tools.h", "aot_coll.h", "aot_log.h"],
-            "tools/lib/aot_tools.h": [], "collectives/aot_coll.h": []}),
+            "tools/lib/aot_tools.h": [], "collectives/aot_coll.h": [],
+            "tools/tune/a.c": ["aot_tools.h", "aot_tuning_file.h", "aot_config.h", "export.h"],
+            "tools/tune/export.h": [], "collectives/aot_tuning_file.h": [],
+            "src/aot_config.h": [], "tools/bench-coll/b.c": ["aot_tools.h", "gen_algs.h"]}),
 ]
 
 

@@ -24,9 +24,9 @@
  * --ppn P ranks per emulated host, default 1, tools/netcluster), with the same waiting policy
  * in every run.
  *
- * Sizes are bytes per message as a tuning file's rules count them (aot_coll_bytes,
- * collectives/coll_bytes.h: the vector for allreduce, reduce and bcast, one rank's block for
- * allgather(v) and alltoall), and the calls are the tuner's (aot_coll_bench_count: MPI_FLOAT
+ * Sizes are bytes per message as a tuning file's rules count them (aot_tools_call_bytes,
+ * tools/lib/aot_tools.h: the vector for allreduce, reduce and bcast, one rank's block for
+ * allgather(v) and alltoall), and the calls are the tuner's (aot_tools_call_count: MPI_FLOAT
  * with MPI_SUM for the reductions, so they start at 4 B, MPI_CHAR otherwise, equal counts for
  * the v-variants).  Alltoallv's size is one rank's block (its rules all say `bytes 0-inf`);
  * barrier has one line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
@@ -45,8 +45,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aot_config.h"
+#include "aot_tools.h"
 #include "bench_coll_algs.h"   /* generated from the registry: AOT_BENCH_ALGS */
-#include "coll_bytes.h"
 
 #define MAX_SIZES 32
 
@@ -144,7 +145,7 @@ static int worker(const struct opts *o)
 {
     int p, rank;
     const enum aot_coll_kind kind = kind_of(o->coll);
-    const int esize = aot_coll_bench_type_size(kind);
+    const int esize = aot_tools_call_type_size(kind);
     long maxb = o->max_size < esize ? esize : o->max_size;
     char *sbuf, *rbuf;
     int *counts, *displs;
@@ -184,7 +185,7 @@ static int worker(const struct opts *o)
             b = 0;
         else if (b < esize)
             continue;
-        count = aot_coll_bench_count(kind, (uint64_t) b);
+        count = aot_tools_call_count(kind, (uint64_t) b);
         for (int i = 0; i < p; i++) {
             counts[i] = count;
             displs[i] = i * count;

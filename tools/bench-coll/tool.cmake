@@ -26,11 +26,14 @@ file(CONFIGURE OUTPUT ${aot_bench_gen}/bench_coll_algs.h CONTENT
 ${aot_bench_algs}
 ")
 
-# coll_bytes.c: the sizes and calls the tuner uses (pure, no MPI: not the library's objects).
+# The sizes and calls the tuner uses, from the tools' library (tools/lib/calls.c over
+# collectives/coll_bytes.c): pure, no MPI, built here rather than linked, so that the
+# benchmark, which runs under a preloaded libautoopt.so, holds none of the library's objects.
 add_executable(autoopt-bench-coll ${CMAKE_CURRENT_LIST_DIR}/bench_coll.c
-               ${PROJECT_SOURCE_DIR}/collectives/coll_bytes.c)
+               ${PROJECT_SOURCE_DIR}/tools/lib/calls.c ${PROJECT_SOURCE_DIR}/collectives/coll_bytes.c)
 target_include_directories(autoopt-bench-coll PRIVATE ${aot_bench_gen}
-                           ${PROJECT_SOURCE_DIR}/collectives ${PROJECT_SOURCE_DIR}/src)
+                           ${PROJECT_SOURCE_DIR}/tools/lib ${PROJECT_SOURCE_DIR}/collectives
+                           ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(autoopt-bench-coll PRIVATE MPI::MPI_C)
 set_target_properties(autoopt-bench-coll PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 target_compile_definitions(autoopt-bench-coll PRIVATE

@@ -44,13 +44,6 @@
 #include "aot_tools.h"
 #include "aot_tuner_core.h"
 #include "aot_tuning_file.h"
-#include "coll_algorithms.h"
-#include "coll_bytes.h"
-#include "coll_ctx.h"
-#include "coll_registry.h"
-#include "coll_run.h"
-#include "coll_select.h"
-#include "coll_util.h"
 #include "tune_export.h"
 
 #define MAX_GRID 192
@@ -262,7 +255,7 @@ static void parse_options(int argc, char **argv)
             snprintf(buf, sizeof(buf), "%s", v);
             o.ncolls = 0;
             for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int k = aot_coll_find_kind(t, strlen(t));
+                int k = aot_tools_find_kind(t, strlen(t));
                 if (k < 0)
                     bad_option("--coll: unknown collective '%s' (known: allreduce, bcast, "
                                "reduce, allgather, allgatherv, alltoall, alltoallv, barrier)", t);
@@ -460,8 +453,8 @@ static void raw_load(void)
         struct aot_tune_raw r;
         if (aot_tune_raw_parse(line, &r, err, sizeof(err)) != 0)
             die("%s:%d: %s", o.raw, lineno, err);
-        int k = aot_coll_find_kind(r.coll, strlen(r.coll));
-        if (k < 0 || aot_coll_find(k, r.alg, strlen(r.alg)) < 0)
+        int k = aot_tools_find_kind(r.coll, strlen(r.coll));
+        if (k < 0 || aot_tools_find_alg(k, r.alg, strlen(r.alg)) < 0)
             die("%s:%d: unknown collective or algorithm '%s %s'", o.raw, lineno, r.coll, r.alg);
         raw_keep(&r);
     }
@@ -528,7 +521,7 @@ static void describe_setup(void)
     }
     free(all);
     per_host = (world_size + nhosts - 1) / nhosts;
-    aot_coll_mpi_version(mpi_version, (int) sizeof(mpi_version));
+    aot_tools_mpi_version(mpi_version, (int) sizeof(mpi_version));
     /* MPICH waits by spinning: with more ranks than cores the timings become the scheduler's
      * unless the job runs under the yield-when-idle policy, as the program should */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -546,65 +539,8 @@ static void describe_setup(void)
 
 /* ---------------------------------------------------------------- running one call */
 
-struct bufs {
-    char *s, *r;
-    int *counts, *displs;
-    size_t bytes;   /* of each of s and r */
-};
-static struct bufs B;
-
-/* The bytes the decision sees (aot_coll_bytes) for the call measured at grid value `bytes`: the
- * tuner's calls (aot_coll_bench_count) of reductions round down to whole floats, at least one.
- * Alltoallv and barrier have one grid point and no size of their own (0). */
-static uint64_t measured_bytes(int kind, uint64_t bytes)
-{
-    int n = aot_coll_bench_count(kind, bytes);
-    return aot_coll_bytes(kind, 1, n > 0 ? n : 1, aot_coll_bench_type_size(kind), NULL);
-}
-
-/* One call of algorithm alg (registry index) with parameter param on comm (natives) or in the
- * context pctx (the repository's algorithms run on a private duplicate, as in the library). */
-static int run_one(int kind, int alg, long param, uint64_t bytes, MPI_Comm comm,
-                   const struct aot_coll_ctx *pctx, int p)
-{
-    const union aot_coll_fn fn = aot_coll_algs[alg].fn;
-    const int native = alg == kind, n = aot_coll_bench_count(kind, bytes);
-    const struct aot_coll_ctx x = aot_coll_ctx_with(pctx, param);
-
-    switch (kind) {
-    case AOT_COLL_ALLREDUCE:
-        return native ? PMPI_Allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, comm)
-                      : fn.allreduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, &x);
-    case AOT_COLL_REDUCE:
-        return native ? PMPI_Reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, comm)
-                      : fn.reduce(B.s, B.r, n, MPI_FLOAT, MPI_SUM, 0, &x);
-    case AOT_COLL_BCAST:
-        return native ? PMPI_Bcast(B.s, n, MPI_CHAR, 0, comm)
-                      : fn.bcast(B.s, n, MPI_CHAR, 0, &x);
-    case AOT_COLL_ALLGATHER:
-        return native ? PMPI_Allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, comm)
-                      : fn.allgather(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, &x);
-    case AOT_COLL_ALLTOALL:
-        return native ? PMPI_Alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, comm)
-                      : fn.alltoall(B.s, n, MPI_CHAR, B.r, n, MPI_CHAR, &x);
-    case AOT_COLL_ALLGATHERV:
-        for (int i = 0; i < p; i++)
-            B.counts[i] = n, B.displs[i] = i * n;
-        return native ? PMPI_Allgatherv(B.s, n, MPI_CHAR, B.r, B.counts, B.displs, MPI_CHAR,
-                                        comm)
-                      : fn.allgatherv(B.s, n, MPI_CHAR, B.r, B.counts, B.displs, MPI_CHAR,
-                                      &x);
-    case AOT_COLL_ALLTOALLV:
-        for (int i = 0; i < p; i++)
-            B.counts[i] = n, B.displs[i] = i * n;
-        return native ? PMPI_Alltoallv(B.s, B.counts, B.displs, MPI_CHAR, B.r, B.counts,
-                                       B.displs, MPI_CHAR, comm)
-                      : fn.alltoallv(B.s, B.counts, B.displs, MPI_CHAR, B.r, B.counts,
-                                     B.displs, MPI_CHAR, &x);
-    default:
-        return native ? PMPI_Barrier(comm) : fn.barrier(&x);
-    }
-}
+/* The buffers of the timed calls (aot_tools_run). */
+static struct aot_tools_bufs B;
 
 /* ---------------------------------------------------------------- measuring */
 
@@ -617,8 +553,8 @@ struct cand {
 
 struct ctx {
     int kind, p;
-    MPI_Comm comm, pcomm;
-    struct aot_coll_ctx actx;   /* the algorithms' context on pcomm */
+    MPI_Comm comm;
+    struct aot_tools_comm *tc;  /* comm prepared for the algorithms (aot_tools_run) */
 };
 
 static double measured_seconds;  /* time spent in timed repetitions (same on every rank) */
@@ -628,8 +564,8 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
 {
     struct aot_tune_raw r;
     memset(&r, 0, sizeof(r));
-    snprintf(r.coll, sizeof(r.coll), "%s", aot_coll_kind_names[c->kind]);
-    snprintf(r.alg, sizeof(r.alg), "%s", aot_coll_algs[x->alg].name);
+    snprintf(r.coll, sizeof(r.coll), "%s", aot_tools_kind_name(c->kind));
+    snprintf(r.alg, sizeof(r.alg), "%s", aot_tools_alg_name(x->alg));
     r.param = x->param;
     r.ranks = c->p;
     r.bytes = bytes;
@@ -678,13 +614,13 @@ static int budget_left(MPI_Comm comm)
 
 static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, int reps_cap)
 {
-    const char *cname = aot_coll_kind_names[c->kind];
+    const char *cname = aot_tools_kind_name(c->kind);
     int todo[MAX_CANDS], nt = 0, k = 1;
     static double samples[MAX_CANDS][1000];
 
     for (int i = 0; i < n; i++) {
         const struct aot_tune_raw *r =
-            raw_find(cname, aot_coll_algs[x[i].alg].name, x[i].param, c->p, bytes);
+            raw_find(cname, aot_tools_alg_name(x[i].alg), x[i].param, c->p, bytes);
         if (r) {
             x[i].est = r->est;
             x[i].have = 1;
@@ -703,8 +639,8 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
         for (int w = 0; w < 2; w++) {
             PMPI_Barrier(c->comm);
             double t0 = PMPI_Wtime();
-            if (run_one(c->kind, y->alg, y->param, bytes, c->comm, &c->actx, c->p) != MPI_SUCCESS)
-                die_one("%s %s failed at %llu bytes on %d ranks", cname, aot_coll_algs[y->alg].name,
+            if (aot_tools_run(c->tc, y->alg, y->param, bytes, &B) != MPI_SUCCESS)
+                die_one("%s %s failed at %llu bytes on %d ranks", cname, aot_tools_alg_name(y->alg),
                     (unsigned long long) bytes, c->p);
             double t = PMPI_Wtime() - t0;
             if (w == 1 && t > tmax)
@@ -735,7 +671,7 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             PMPI_Barrier(c->comm);
             for (int i = 0; i < k; i++) {
                 double t0 = PMPI_Wtime();
-                run_one(c->kind, y->alg, y->param, bytes, c->comm, &c->actx, c->p);
+                aot_tools_run(c->tc, y->alg, y->param, bytes, &B);
                 t += PMPI_Wtime() - t0;
                 PMPI_Barrier(c->comm);
             }
@@ -787,9 +723,10 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
  * range), Imamura's j up to lg p; others: the registry's tuner values. */
 static int param_values(int alg, uint64_t bytes, int p, long *v)
 {
-    const struct aot_coll_param *pa = &aot_coll_algs[alg].param;
+    struct aot_tools_param par, *pa = &par;
     int n = 0;
 
+    aot_tools_alg_param(alg, pa);
     if (!strcmp(pa->name, "segment")) {
         for (long s = pa->min; s <= pa->max && n < MAX_VALUES; s *= 2) {
             v[n++] = s;
@@ -914,9 +851,10 @@ static char skipped[2048];
  * tuner values for any other parameter. */
 static int map_values(int alg, int p, long *v)
 {
-    const struct aot_coll_param *pa = &aot_coll_algs[alg].param;
+    struct aot_tools_param par, *pa = &par;
     int n = 0;
 
+    aot_tools_alg_param(alg, pa);
     if (!strcmp(pa->name, "segment")) {
         for (long s = 1024; s <= 65536 && n < MAX_VALUES; s *= 4)
             if (s >= pa->min && s <= pa->max)
@@ -935,16 +873,16 @@ static void map_candidates(const struct ctx *c, struct point *pt)
 {
     long v[MAX_VALUES];
 
-    for (int a = 0; a < aot_coll_nalgs; a++) {
-        if ((int) aot_coll_algs[a].kind != c->kind || aot_coll_check(a, c->p, 1))
+    for (int a = 0; a < aot_tools_nalgs(); a++) {
+        if (aot_tools_alg_kind(a) != c->kind || !aot_tools_alg_applies(a, c->p, 1))
             continue;
-        int nv = aot_coll_algs[a].param.name ? map_values(a, c->p, v) : 1;
-        if (!aot_coll_algs[a].param.name)
+        int nv = aot_tools_alg_param(a, NULL) ? map_values(a, c->p, v) : 1;
+        if (!aot_tools_alg_param(a, NULL))
             v[0] = 0;
         for (int i = 0; i < nv; i++) {
             if (pt->ncand == MAX_CANDS)
                 die_one("%s on %d ranks has more than %d methods for --map",
-                        aot_coll_kind_names[c->kind], c->p, MAX_CANDS);
+                        aot_tools_kind_name(c->kind), c->p, MAX_CANDS);
             struct cand *x = &pt->cand[pt->ncand++];
             memset(x, 0, sizeof(*x));
             x->alg = a;
@@ -964,8 +902,8 @@ static void candidates(const struct ctx *c, struct point *pt, const struct point
         map_candidates(c, pt);
         return;
     }
-    for (int a = 0; a < aot_coll_nalgs && pt->ncand < MAX_CANDS; a++) {
-        if ((int) aot_coll_algs[a].kind != c->kind || aot_coll_check(a, c->p, 1))
+    for (int a = 0; a < aot_tools_nalgs() && pt->ncand < MAX_CANDS; a++) {
+        if (aot_tools_alg_kind(a) != c->kind || !aot_tools_alg_applies(a, c->p, 1))
             continue;
         if (a != c->kind && left && right && left->measured && right->measured) {
             double tl = -1, tr = -1;
@@ -987,7 +925,7 @@ static void candidates(const struct ctx *c, struct point *pt, const struct point
         struct cand *x = &pt->cand[pt->ncand++];
         memset(x, 0, sizeof(*x));
         x->alg = a;
-        x->param = aot_coll_algs[a].param.name ? best_param(c, a, pt->bytes) : 0;
+        x->param = aot_tools_alg_param(a, NULL) ? best_param(c, a, pt->bytes) : 0;
     }
 }
 
@@ -1025,7 +963,7 @@ static void decide(struct point *pt, const struct cand *prev)
 static void measure_point(const struct ctx *c, struct point *pt, const struct point *left,
                           const struct point *right)
 {
-    const char *cname = aot_coll_kind_names[c->kind];
+    const char *cname = aot_tools_kind_name(c->kind);
     if (on_tty)
         progress(cname, c->p, pt->bytes, "measuring");
     candidates(c, pt, left, right);
@@ -1040,9 +978,9 @@ static void measure_point(const struct ctx *c, struct point *pt, const struct po
     const struct cand *ch = &pt->cand[pt->choice];
     if (pt->choice == pt->native)
         snprintf(what, sizeof(what), "native (best: %s)",
-                 pt->best >= 0 ? aot_coll_algs[pt->cand[pt->best].alg].name : "none");
+                 pt->best >= 0 ? aot_tools_alg_name(pt->cand[pt->best].alg) : "none");
     else
-        snprintf(what, sizeof(what), "%s, %.2fx native", aot_coll_algs[ch->alg].name,
+        snprintf(what, sizeof(what), "%s, %.2fx native", aot_tools_alg_name(ch->alg),
                  pt->cand[pt->native].est.median / ch->est.median);
     progress(cname, c->p, pt->bytes, what);
 }
@@ -1100,7 +1038,7 @@ static int make_grid(int kind, struct point *grid)
                 break;
             if (b < o.lo)
                 continue;
-            uint64_t mb = measured_bytes(kind, b);
+            uint64_t mb = aot_tools_call_bytes(kind, b);
             if (ng && grid[ng - 1].bytes >= mb)
                 continue;
             grid[ng++] = (struct point){.bytes = mb};
@@ -1110,7 +1048,7 @@ static int make_grid(int kind, struct point *grid)
     for (uint64_t b = 1; b <= o.hi && ng < MAX_GRID; b *= 2) {
         if (b < o.lo && b * 2 <= o.lo)
             continue;
-        uint64_t mb = measured_bytes(kind, b < o.lo ? o.lo : b);
+        uint64_t mb = aot_tools_call_bytes(kind, b < o.lo ? o.lo : b);
         if (ng && grid[ng - 1].bytes == mb)
             continue;
         grid[ng++] = (struct point){.bytes = mb};
@@ -1123,15 +1061,14 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
 {
     static struct point grid[MAX_GRID];
     struct ctx c = {.kind = kind, .p = p, .comm = comm};
-    const char *cname = aot_coll_kind_names[kind];
+    const char *cname = aot_tools_kind_name(kind);
     int ng = 0;
     char err[256];
 
-    PMPI_Comm_dup(comm, &c.pcomm);
-    if (aot_coll_ctx_init(&c.actx, c.pcomm) != MPI_SUCCESS)
+    if (aot_tools_comm_open(comm, &c.tc) != MPI_SUCCESS)
         die_one("out of memory");
-    struct aot_coll_shape shape = {p, 0, 0};
-    if (o.host_shape && aot_coll_shape_of(&c.actx, &shape) != MPI_SUCCESS)
+    struct aot_tools_shape shape = {p, 0, 0};
+    if (o.host_shape && aot_tools_comm_shape(c.tc, &shape) != MPI_SUCCESS)
         die_one("--host-shape: cannot group the ranks by host");
     ng = make_grid(kind, grid);
     /* even points first (all candidates), then the odd ones between them (pruned) */
@@ -1177,7 +1114,7 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
                 uint64_t m;
                 aot_tune_bisect_init(&bs, L->bytes, R->bytes, o.resolution);
                 while ((m = aot_tune_bisect_next(&bs)) != 0) {
-                    uint64_t mb = measured_bytes(kind, m);
+                    uint64_t mb = aot_tools_call_bytes(kind, m);
                     if (mb <= bs.lo || mb >= bs.hi)
                         break;
                     if (on_tty)
@@ -1228,9 +1165,8 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
             die_one("internal error: rule %s %d-%d %llu-%llu: %s", cname, ranks_lo, ranks_hi,
                 (unsigned long long) rg[i].lo, (unsigned long long) rg[i].hi, err);
     }
-    aot_coll_set_tuning(&rules);
-    aot_coll_ctx_destroy(&c.actx);
-    PMPI_Comm_free(&c.pcomm);
+    aot_tools_set_tuning(&rules);
+    aot_tools_comm_close(c.tc);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1375,7 +1311,7 @@ int main(int argc, char **argv)
     if (rawf)
         fclose(rawf);
     /* the rules must not outlive the table autoopt reads them from */
-    aot_coll_set_tuning(NULL);
+    aot_tools_set_tuning(NULL);
     for (size_t i = 0; i < rules.n; i++)
         free((char *) rules.rules[i].note);
     aot_tuning_free(&rules);

@@ -31,9 +31,8 @@
 #include "aot_encode.h"
 #include "aot_files.h"
 #include "aot_tuner_core.h"
+#include "aot_tools.h"
 #include "aot_tuning_file.h"
-#include "coll_registry.h"
-#include "coll_select.h"
 #include "tune_export.h"
 
 #define MAX_SPECS 256
@@ -396,11 +395,9 @@ struct coll {
 static char *method_label(int kind, const struct aot_encode_method *mt)
 {
     char buf[160];
-    int alg = kind >= 0 ? aot_coll_find(kind, mt->alg, strlen(mt->alg)) : -1;
-    struct aot_coll_choice c = {alg, mt->param};
-
-    int known = alg >= 0 && (aot_coll_algs[alg].param.name || mt->param == 0)
-                && aot_coll_format_choice(&c, buf, sizeof(buf)) == 0;
+    int alg = kind >= 0 ? aot_tools_find_alg(kind, mt->alg, strlen(mt->alg)) : -1;
+    int known = alg >= 0 && (aot_tools_alg_param(alg, NULL) || mt->param == 0)
+                && aot_tools_format_choice(alg, mt->param, buf, sizeof(buf)) == 0;
     char *l;
 
     if (!known && mt->param)
@@ -444,7 +441,7 @@ static int pick_colls(const struct opts *o, const struct aot_encode_raw *raw,
     for (int kind = 0; kind <= AOT_COLL_NKINDS; kind++)
         for (size_t i = 0; i < raw->n; i++) {
             const char *c = raw->rec[i].coll;
-            int k = aot_coll_find_kind(c, strlen(c)), dup = 0;
+            int k = aot_tools_find_kind(c, strlen(c)), dup = 0;
             if ((kind < AOT_COLL_NKINDS && k != kind) || (kind == AOT_COLL_NKINDS && k >= 0))
                 continue;
             for (int j = 0; j < n && !dup; j++)
@@ -617,7 +614,7 @@ static void write_tuning(const char *path, struct coll *cs, int n, struct expect
             const struct aot_encode_rule *r = &ex[k].flat[i];
             const struct aot_encode_method *mt = &m->methods[r->method];
             struct aot_tuning_rule tr = {.kind = c->kind, .line = 0, .note = NULL};
-            tr.alg = aot_coll_find(c->kind, mt->alg, strlen(mt->alg));
+            tr.alg = aot_tools_find_alg(c->kind, mt->alg, strlen(mt->alg));
             if (tr.alg < 0)
                 fail("-o: %s %s is not an algorithm of this autoopt (docs/collectives.md)",
                      m->coll, mt->alg);
@@ -702,8 +699,7 @@ static void check_tuning(const char *path, struct expect *ex, int n)
                 const char *wl = ex[k].c->labels[want];
                 points++;
                 if (r) {
-                    struct aot_coll_choice ch = {r->alg, r->param};
-                    if (aot_coll_format_choice(&ch, got, sizeof(got)) != 0)
+                    if (aot_tools_format_choice(r->alg, r->param, got, sizeof(got)) != 0)
                         snprintf(got, sizeof(got), "?");
                 } else {
                     snprintf(got, sizeof(got), "(no rule)");
@@ -978,7 +974,7 @@ int aot_tune_encode(int argc, char **argv)
 
         if (aot_encode_map_build(&c->map, names[k], raw.rec, raw.n, err, sizeof(err)) != 0)
             fail("%s", err);
-        c->kind = aot_coll_find_kind(names[k], strlen(names[k]));
+        c->kind = aot_tools_find_kind(names[k], strlen(names[k]));
         c->labels = calloc((size_t) c->map.nmethods, sizeof(*c->labels));
         c->clabels = calloc((size_t) c->map.nmethods, sizeof(*c->clabels));
         if (!c->labels || !c->clabels)

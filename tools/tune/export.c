@@ -48,8 +48,8 @@
 
 #include "aot_config.h"
 #include "aot_files.h"
+#include "aot_tools.h"
 #include "aot_tuning_file.h"
-#include "coll_registry.h"
 #include "tune_export.h"
 
 /* ---------------------------------------------------------------- the mapping table */
@@ -129,8 +129,8 @@ static int mpich_accepts(const char *name)
 static const struct xmap *xmap_find(int alg)
 {
     for (size_t i = 0; i < sizeof(xmap) / sizeof(xmap[0]); i++)
-        if (xmap[i].kind == (int)aot_coll_algs[alg].kind &&
-            strcmp(xmap[i].alg, aot_coll_algs[alg].name) == 0)
+        if (xmap[i].kind == aot_tools_alg_kind(alg) &&
+            strcmp(xmap[i].alg, aot_tools_alg_name(alg)) == 0)
             return &xmap[i];
     return NULL;
 }
@@ -412,6 +412,7 @@ static const struct xmap *exported(const struct group *g, const struct aot_tunin
                                    int ompi, const char **why)
 {
     const struct xmap *x = r->alg == r->kind ? NULL : xmap_find(r->alg);
+    struct aot_tools_param pa;
     *why = NULL;
     if (r->alg == r->kind)
         return NULL;            /* native: the library's own choice, nothing to say */
@@ -423,8 +424,8 @@ static const struct xmap *exported(const struct group *g, const struct aot_tunin
         *why = "this MPICH's selection file cannot name its version";
         return NULL;
     }
-    if (ompi && aot_coll_algs[r->alg].param.name && !x->ompi_segsize &&
-        r->param != aot_coll_algs[r->alg].param.dflt) {
+    if (ompi && aot_tools_alg_param(r->alg, &pa) && !x->ompi_segsize &&
+        r->param != pa.dflt) {
         *why = "Open MPI's algorithm has no such parameter";
         return NULL;
     }
@@ -528,7 +529,7 @@ static struct jnode *mpich_tree(const struct jnode *base, struct group *g, int n
         const struct jnode *coll = base->kids[i];
         int kind = -1;
         if (strncmp(coll->key, "collective=", 11) == 0)
-            kind = aot_coll_find_kind(coll->key + 11, strlen(coll->key + 11));
+            kind = aot_tools_find_kind(coll->key + 11, strlen(coll->key + 11));
         const struct jnode *D = kind >= 0 ? jchild(coll, "comm_type=intra") : NULL;
         struct jnode *intra = jnew("comm_type=intra");
         int prev_hi = 0, any = 0;
@@ -720,8 +721,8 @@ static void report(struct group *g, int ng, int ompi)
             if (r->alg == r->kind)
                 continue;
             printf("%s: %s ranks %d-%d bytes %" PRIu64 "-%" PRIu64 " %s", ompi ? "ompi" : "mpich",
-                   aot_coll_kind_names[r->kind], r->ranks_lo, r->ranks_hi, r->bytes_lo,
-                   r->bytes_hi, aot_coll_algs[r->alg].name);
+                   aot_tools_kind_name(r->kind), r->ranks_lo, r->ranks_hi, r->bytes_lo,
+                   r->bytes_hi, aot_tools_alg_name(r->alg));
             if (x && ompi)
                 printf(" -> algorithm %d%s\n", x->ompi, x->ompi_segsize ? " with its segment" : "");
             else if (x)

@@ -1,0 +1,25 @@
+/*
+ * calls.c: the calls the offline tools time for a message size, and the bytes a decision sees
+ * for them (aot_tools.h).  Pure, no MPI calls: autoopt-bench-coll builds it without the
+ * library's objects.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "aot_tools.h"
+#include "coll_bytes.h"
+
+int aot_tools_call_type_size(int kind)
+{
+    return aot_coll_bench_type_size((enum aot_coll_kind) kind);
+}
+
+int aot_tools_call_count(int kind, uint64_t bytes)
+{
+    return aot_coll_bench_count((enum aot_coll_kind) kind, bytes);
+}
+
+uint64_t aot_tools_call_bytes(int kind, uint64_t bytes)
+{
+    int n = aot_tools_call_count(kind, bytes);
+    return aot_coll_bytes((enum aot_coll_kind) kind, 1, n > 0 ? n : 1,
+                          aot_tools_call_type_size(kind), NULL);
+}
