@@ -13,6 +13,8 @@
 #   native    AUTOOPT_TUNING=none: MPI's own algorithms
 #   offline   AUTOOPT_TUNING=TUNING-FILE
 #   online    AUTOOPT_TUNE=online, no tuning file
+#   seeded    AUTOOPT_TUNE=online AUTOOPT_TUNING=TUNING-FILE: online tuning that starts from
+#             the file's choices and explores their neighbourhood
 #   fixed     AUTOOPT_TUNING=the file the first online job saved (AUTOOPT_TUNE_SAVE): the same
 #             choices as online, without its timing and agreements
 # Prints each job's line and, per mode, the median total time and steady-state iteration time,
@@ -50,6 +52,7 @@ for j in $(seq 1 "$jobs"); do
     run native AUTOOPT_TUNING=none
     run offline AUTOOPT_TUNING="$file"
     run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none
+    run seeded AUTOOPT_TUNE=online AUTOOPT_TUNING="$file"
     run fixed AUTOOPT_TUNING="$saved"
 done
 python3 - "$out/raw.txt" <<'PY'
@@ -63,11 +66,13 @@ for line in open(sys.argv[1]):
 # the first online job made the saved file; it is counted like the others
 med = {m: (statistics.median(t for t, _ in v), statistics.median(s for _, s in v)) for m, v in rows.items()}
 print("%-8s %5s %12s %20s" % ("mode", "jobs", "total_s", "steady_us_per_iter"))
-for m in ("native", "offline", "online", "fixed"):
+for m in ("native", "offline", "online", "seeded", "fixed"):
     print("%-8s %5d %12.4f %20.2f" % (m, len(rows[m]), med[m][0], med[m][1]))
-n, off, on, fx = med["native"], med["offline"], med["online"], med["fixed"]
+n, off, on, fx, sd = med["native"], med["offline"], med["online"], med["fixed"], med["seeded"]
 print("online/offline total %.3f   online/native total %.3f   offline/native total %.3f"
       % (on[0] / off[0], on[0] / n[0], off[0] / n[0]))
+print("seeded/offline total %.3f   seeded/native total %.3f   steady seeded/offline %.3f"
+      % (sd[0] / off[0], sd[0] / n[0], sd[1] / off[1]))
 if n[0] > off[0]:
     print("share of the offline margin online keeps: %.0f %%" % (100 * (n[0] - on[0]) / (n[0] - off[0])))
 print("steady state: online/fixed %.4f   online/offline %.3f   online/native %.3f"
