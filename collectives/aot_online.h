@@ -67,7 +67,7 @@
 #define AOT_ONLINE_REEXPLORE 3     /* at most this many times per key */
 #define AOT_ONLINE_RACE0 2         /* rounds before the first candidate may leave the race */
 #define AOT_ONLINE_RACE 1.2        /* ... when its best period is this far above the leader */
-/* Size of the buffer the runner reduces: the largest block or window. */
+/* Size of the buffer the runner reduces: the largest round or window. */
 #define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
 #error "exploring's times must fit the buffer"
@@ -99,7 +99,7 @@ struct aot_online_key {
     int win0;                /* first window, samples */
     double switch_factor;    /* AOT_ONLINE_SWITCH unless the configuration says otherwise */
     int n;                   /* times in buf */
-    int want;                /* times that make the block or window */
+    int want;                /* times that make the round or window */
     double buf[AOT_ONLINE_AGREE_MAX];
     /* what the statistics report */
     uint64_t explore_calls;  /* calls made while exploring (native's included) */

@@ -12,7 +12,8 @@
  * are the same on every rank).  The call site is not part of the key: a program whose rank 0
  * calls from another line than the others would otherwise run two sessions that never meet.
  * The values a decision is taken from are reduced with MPI_MAX on autoopt's private duplicate
- * of the communicator, inside the call that ends a block or a window, by every rank.
+ * of the communicator, inside the call that ends a round of exploring or a window, by every
+ * rank.
  *
  * Threads.  A key belongs to one communicator, and MPI forbids two threads to run collectives
  * on one communicator at once, so a key is never touched by two threads together.  The list of
@@ -97,8 +98,9 @@ static void aot_online_explorer(struct aot_online_comm *o, const struct aot_onli
 }
 
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, int one_host, uint64_t bytes, int commutative,
-                     struct aot_coll_choice *c, struct aot_online_call *call)
+                     int comm_rank, int (*one_host)(void *), void *one_host_arg,
+                     uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                     struct aot_online_call *call)
 {
     const struct aot_coll_policy *pol = aot_online_policy;
     struct aot_online_comm *o = *slot;
@@ -115,7 +117,8 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
             return 0;
         o->size = comm_size;
         o->rank = comm_rank;
-        o->one_host = one_host;
+        /* the first call tuned online on the communicator: the same call on every rank */
+        o->one_host = one_host(one_host_arg);
         o->id = -1;
         pthread_mutex_lock(&aot_online_lock);
         o->next = aot_online_comms;
