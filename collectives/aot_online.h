@@ -19,14 +19,21 @@
  * other keys keep their algorithm meanwhile.
  *
  * A session:
- *   warm-up     AOT_ONLINE_WARMUP calls, native, untimed: a key called fewer times never
- *               explores (it could not pay the exploration back).  After them the key waits,
- *               still native, until no other key of its communicator explores.
- *   explore     the candidates take turns, 1 + AOT_ONLINE_SETTLE calls each, the last one
- *               timed, for AOT_ONLINE_REPS rounds; then the ranks agree on the per-call
- *               maxima (one reduction); a candidate's score is the mean of its best REPS/2+1
- *               agreed periods.  The winner is the lowest score; a candidate other than native
- *               must beat native's score by AOT_ONLINE_MARGIN.
+ *   warm-up     AOT_ONLINE_WARMUP calls of the base candidate, untimed: a key called fewer
+ *               times never explores (it could not pay the exploration back).  After them the
+ *               key waits, still on its base, until no other key of its communicator
+ *               explores.  The base is native, or the tuning table's choice for the call when
+ *               the table has a rule for it (the key then starts from that choice and
+ *               explores only its neighbourhood: aot_online_candidates).
+ *   explore     the live candidates take turns, 1 + AOT_ONLINE_SETTLE calls each, the last
+ *               one timed; at the end of each round the ranks agree on the round's per-call
+ *               maxima (one reduction).  From round AOT_ONLINE_RACE0 on, a candidate whose
+ *               best period is above AOT_ONLINE_RACE times the leader's score leaves the race
+ *               (after F-Race, as the offline tuner's aot_tune_race); exploring ends when one
+ *               candidate is left or after AOT_ONLINE_REPS rounds.  A candidate's score is the
+ *               mean of its best rounds/2+1 agreed periods.  The winner is the lowest score;
+ *               a candidate other than the base must beat the base's score by
+ *               AOT_ONLINE_MARGIN.
  *   monitor     one call in AOT_ONLINE_SAMPLE is timed; a window of samples that doubles while
  *               the winner stays good (from AOT_ONLINE_WIN0 to AOT_ONLINE_WINMAX) is agreed at
  *               its end; the winner gives way to the second best when both the window's score
@@ -58,7 +65,9 @@
 #define AOT_ONLINE_MARGIN 0.03
 #define AOT_ONLINE_STALE 2.0       /* a window this far from the winner's score: explore again */
 #define AOT_ONLINE_REEXPLORE 3     /* at most this many times per key */
-/* Size of the buffer the runner reduces: the largest block or window. */
+#define AOT_ONLINE_RACE0 2         /* rounds before the first candidate may leave the race */
+#define AOT_ONLINE_RACE 1.2        /* ... when its best period is this far above the leader */
+/* Size of the buffer the runner reduces: the largest round or window. */
 #define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
 #error "exploring's times must fit the buffer"
@@ -75,6 +84,11 @@ struct aot_online_key {
     int ncand;
     struct aot_coll_choice cand[AOT_ONLINE_MAXCAND];   /* cand[0] is native */
     double score[AOT_ONLINE_MAXCAND];   /* agreed score, seconds; < 0 until measured */
+    int base;                /* run while warming up and waiting; the one to beat */
+    /* exploring: the candidates still in the race, in turn order, and the agreed periods of
+     * each candidate's rounds */
+    int live[AOT_ONLINE_MAXCAND], nlive, rounds;
+    double period[AOT_ONLINE_MAXCAND][AOT_ONLINE_REPS];
     enum aot_online_phase phase;
     uint64_t calls;          /* calls of this key so far */
     int cur;                 /* candidate of the call in progress */
@@ -85,22 +99,24 @@ struct aot_online_key {
     int win0;                /* first window, samples */
     double switch_factor;    /* AOT_ONLINE_SWITCH unless the configuration says otherwise */
     int n;                   /* times in buf */
-    int want;                /* times that make the block or window */
+    int want;                /* times that make the round or window */
     double buf[AOT_ONLINE_AGREE_MAX];
     /* what the statistics report */
     uint64_t explore_calls;  /* calls made while exploring (native's included) */
     int tried;               /* candidates measured */
+    int raced_out;           /* candidates that left a race early, over all explorations */
     int switches;            /* monitor-adapt changes of winner */
     int reexplored;          /* explorations after the first */
     uint64_t round_call;     /* calls made in the current exploration */
     uint64_t agreements;     /* reductions made */
 };
 
-/* cand[0..n) with cand[0] native; n >= 1 (at most AOT_ONLINE_MAXCAND are kept).  win0: the
- * first monitor window in samples (1..AOT_ONLINE_WINMAX); switch_factor: how much slower than
- * the second best the winner must be to give way (AUTOOPT_TUNE_WINDOW, AUTOOPT_TUNE_SWITCH). */
+/* cand[0..n) with cand[0] native; n >= 1 (at most AOT_ONLINE_MAXCAND are kept); base: the
+ * candidate run until exploring has chosen (0..n-1, else 0).  win0: the first monitor window
+ * in samples (1..AOT_ONLINE_WINMAX); switch_factor: how much slower than the second best the
+ * winner must be to give way (AUTOOPT_TUNE_WINDOW, AUTOOPT_TUNE_SWITCH). */
 void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *cand, int n,
-                     int win0, double switch_factor);
+                     int base, int win0, double switch_factor);
 
 /* The algorithm the call about to be made runs; *timed is 1 when its period must be reported
  * with aot_online_record.  may_explore: no other key of the communicator is exploring (the
@@ -126,13 +142,19 @@ static inline int aot_online_bucket(uint64_t bytes)
 }
 void aot_online_bucket_range(int bucket, uint64_t *lo, uint64_t *hi);
 
-/* The candidates of a key, native first: the tuning file's choice for the call (file_choice,
- * NULL when none) and then the default set for the collective and message size, without
- * repeats, without algorithms whose restrictions reject the call, at most max.  Returns the
- * number. */
+/* The candidates of a key, native first, without repeats, without algorithms whose
+ * restrictions reject the call, at most max; returns the number and sets *base.
+ *   When the tuning table t (a file, the built-in table; NULL: none) has a rule for the call:
+ *   its choice (*base, or 0 when the choice is native or cannot run here) and its
+ *   neighbourhood: the choices of the rules for the sizes just below and just above the
+ *   rule's bytes range and for the communicator sizes just below and above its ranks range.
+ *   Otherwise (*base = 0): `shm` when the call may use it (shm_bytes: the largest message the
+ *   shared-memory algorithms keep in their slot when all ranks share one host, else 0), then
+ *   the default set for the collective and message size. */
+struct aot_tuning;
 int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size,
-                          int commutative, const struct aot_coll_choice *file_choice,
-                          struct aot_coll_choice *out, int max);
+                          int commutative, const struct aot_tuning *t, uint64_t shm_bytes,
+                          struct aot_coll_choice *out, int max, int *base);
 
 /* The default sets, for the unit test: the spec string of kind for bytes ("native,ring,..."). */
 const char *aot_online_default_set(enum aot_coll_kind kind, uint64_t bytes);

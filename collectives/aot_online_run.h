@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  *   struct aot_online_call oc;
- *   if (!aot_online_begin(&state->online, kind, size, rank, bytes, commutative, &c, &oc))
+ *   if (!aot_online_begin(&state->online, kind, size, rank, one_host, arg, bytes, commutative,
+ *                         &c, &oc))
  *       ... the policy's decision (forced, tuning file, native) ...
  *   rc = run c;
- *   if (aot_online_end(&oc))            1: this call ends a block or a window
+ *   if (aot_online_end(&oc))            1: this call ends a round or a window
  *       rc = aot_online_agree(&oc, private duplicate of the communicator);
  */
 #ifndef AOT_ONLINE_RUN_H_INCLUDED
@@ -39,9 +40,12 @@ void aot_online_start(const struct aot_coll_policy *pol);
 /* The algorithm for this call (1), or 0 when online tuning leaves the call to the policy: a
  * forced collective, a reduction under AUTOOPT_REPRODUCIBLE=1 (a choice that depends on time
  * would change the result from run to run), a communicator of one rank.  *slot is the
- * communicator's online state, made on first use. */
+ * communicator's online state, made on first use; only then one_host(one_host_arg) is called
+ * (on every rank at the same call, so it may be collective), and says whether all ranks of
+ * the communicator share one host. */
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                     int comm_rank, int (*one_host)(void *), void *one_host_arg,
+                     uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call);
 /* After the call: 1 when aot_online_agree must follow on every rank. */
 int aot_online_end(struct aot_online_call *call);

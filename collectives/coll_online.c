@@ -7,13 +7,15 @@
 
 #include "aot_config.h"
 #include "aot_online.h"
+#include "aot_tuning_file.h"
 #include "coll_select.h"
 
 /* ---------------------------------------------------------------- candidates */
 
 /* The default sets: a few algorithms per collective and message size, native first, picked
  * from what autoopt-tune found best on shared memory and on the emulated cluster
- * (docs/results/tune-2026-11-25/shm4.tune, docs/results/tune-net1-2026-11-25/net1.tune).
+ * (docs/results/tune-2026-11-25/shm4.tune, docs/results/tune-net1-2026-11-25/net1.tune;
+ * alltoall's pair_light_barrier: docs/results/online-2026-11-25/shm2.tune, 2 ranks).
  * Rows of one collective in increasing `below`: the first row whose `below` exceeds the
  * call's bytes applies. */
 struct aot_online_set {
@@ -32,8 +34,9 @@ static const struct aot_online_set aot_online_sets[] = {
     {AOT_COLL_ALLGATHER, 2048, "native,spreading_simple,gather_bcast,recursive_doubling"},
     {AOT_COLL_ALLGATHER, UINT64_MAX, "native,simple,ring,spreading_simple"},
     {AOT_COLL_ALLGATHERV, UINT64_MAX, "native,simple,ring,recursive_doubling"},
-    {AOT_COLL_ALLTOALL, 2048, "native,spreading_simple,recursive_doubling,bruck"},
-    {AOT_COLL_ALLTOALL, UINT64_MAX, "native,simple,ring_mpi_barrier,pair"},
+    {AOT_COLL_ALLTOALL, 2048,
+     "native,spreading_simple,recursive_doubling,bruck,pair_light_barrier"},
+    {AOT_COLL_ALLTOALL, UINT64_MAX, "native,simple,ring_mpi_barrier,pair,pair_light_barrier"},
     {AOT_COLL_ALLTOALLV, UINT64_MAX, "native,simple,spreading_simple,ring_mpi_barrier"},
     {AOT_COLL_BARRIER, UINT64_MAX, "native,dissemination,recursive_doubling,tree"},
 };
@@ -59,18 +62,12 @@ static int aot_online_add(struct aot_coll_choice *out, int n, int max,
     return n + 1;
 }
 
-int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size,
-                          int commutative, const struct aot_coll_choice *file_choice,
-                          struct aot_coll_choice *out, int max)
+/* Appends the algorithms of the comma-separated specs to out (aot_online_add). */
+static int aot_online_add_specs(enum aot_coll_kind kind, const char *s, int comm_size,
+                                int commutative, struct aot_coll_choice *out, int n, int max)
 {
-    const char *s = aot_online_default_set(kind, bytes);
-    struct aot_coll_choice c = {(int) kind, 0};
-    int n = 0;
-
-    n = aot_online_add(out, n, max, &c, comm_size, commutative);
-    if (file_choice)
-        n = aot_online_add(out, n, max, file_choice, comm_size, commutative);
     while (*s) {
+        struct aot_coll_choice c;
         char spec[64], err[256];
         size_t len = strcspn(s, ",");
         if (len < sizeof(spec)) {
@@ -86,6 +83,58 @@ int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size
             s++;
     }
     return n;
+}
+
+/* The choice of t's rule for (kind, comm_size, bytes), if any, appended to out. */
+static int aot_online_add_rule(const struct aot_tuning *t, enum aot_coll_kind kind,
+                               int comm_size, uint64_t bytes, int rule_size, int commutative,
+                               struct aot_coll_choice *out, int n, int max)
+{
+    const struct aot_tuning_rule *r = aot_tuning_lookup(t, kind, rule_size, bytes);
+    struct aot_coll_choice c;
+
+    if (!r)
+        return n;
+    c.alg = r->alg;
+    c.param = r->param;
+    return aot_online_add(out, n, max, &c, comm_size, commutative);
+}
+
+int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size,
+                          int commutative, const struct aot_tuning *t, uint64_t shm_bytes,
+                          struct aot_coll_choice *out, int max, int *base)
+{
+    const struct aot_tuning_rule *r = t ? aot_tuning_lookup(t, kind, comm_size, bytes) : NULL;
+    struct aot_coll_choice c = {(int) kind, 0};
+    int n = 0;
+
+    *base = 0;
+    n = aot_online_add(out, n, max, &c, comm_size, commutative);
+    if (r) {
+        /* the table's choice, then what its neighbours chose: the offline tuner measured the
+         * call's surroundings, and a crossover may lie a little off where it put it */
+        int had = n;
+        n = aot_online_add_rule(t, kind, comm_size, bytes, comm_size, commutative, out, n, max);
+        if (n > had)
+            *base = had;
+        if (r->bytes_lo > 0)
+            n = aot_online_add_rule(t, kind, comm_size, r->bytes_lo - 1, comm_size,
+                                    commutative, out, n, max);
+        if (r->bytes_hi < AOT_TUNING_INF_BYTES)
+            n = aot_online_add_rule(t, kind, comm_size, r->bytes_hi + 1, comm_size,
+                                    commutative, out, n, max);
+        if (r->ranks_lo > 1)
+            n = aot_online_add_rule(t, kind, comm_size, bytes, r->ranks_lo - 1, commutative,
+                                    out, n, max);
+        if (r->ranks_hi < AOT_TUNING_INF_RANKS)
+            n = aot_online_add_rule(t, kind, comm_size, bytes, r->ranks_hi + 1, commutative,
+                                    out, n, max);
+        return n;
+    }
+    if (shm_bytes && bytes <= shm_bytes)
+        n = aot_online_add_specs(kind, "shm", comm_size, commutative, out, n, max);
+    return aot_online_add_specs(kind, aot_online_default_set(kind, bytes), comm_size,
+                                commutative, out, n, max);
 }
 
 void aot_online_bucket_range(int bucket, uint64_t *lo, uint64_t *hi)
@@ -120,7 +169,7 @@ double aot_online_score(double *x, int n)
 }
 
 void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *cand, int n,
-                     int win0, double switch_factor)
+                     int base, int win0, double switch_factor)
 {
     memset(k, 0, sizeof(*k));
     k->win0 = win0 < 1 ? 1 : win0 > AOT_ONLINE_WINMAX ? AOT_ONLINE_WINMAX : win0;
@@ -132,9 +181,24 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
         k->cand[i] = cand[i];
         k->score[i] = -1;
     }
-    k->winner = 0;
+    k->base = base > 0 && base < n ? base : 0;
+    k->winner = k->base;
     k->second = -1;
     k->phase = n > 1 ? AOT_ONLINE_WARMING : AOT_ONLINE_FIXED;
+}
+
+/* An exploration starts: every candidate is in the race; the first round is one timed call
+ * of each. */
+static void aot_online_explore(struct aot_online_key *k)
+{
+    k->phase = AOT_ONLINE_EXPLORING;
+    k->nlive = k->ncand;
+    for (int i = 0; i < k->ncand; i++)
+        k->live[i] = i;
+    k->rounds = 0;
+    k->round_call = 0;
+    k->n = 0;
+    k->want = k->nlive;
 }
 
 const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
@@ -146,20 +210,18 @@ const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_
     k->may_explore = may_explore;
     switch (k->phase) {
     case AOT_ONLINE_WARMING:
-        k->cur = 0;
+        k->cur = k->base;
         if (call + 1 < AOT_ONLINE_WARMUP || !may_explore)
             break;
         /* the last warm-up call: exploring starts with the next one */
-        k->phase = AOT_ONLINE_EXPLORING;
-        k->n = 0;
-        k->want = k->ncand * AOT_ONLINE_REPS;
+        aot_online_explore(k);
         break;
     case AOT_ONLINE_EXPLORING:
-        /* the candidates take turns, so that a slow start of the program, or any drift, weighs
-         * on all of them alike; each turn is 1 + AOT_ONLINE_SETTLE calls, only the last one
-         * timed: the first calls of a turn absorb what the previous candidate left behind
+        /* the live candidates take turns, so that a slow start of the program, or any drift,
+         * weighs on all of them alike; each turn is 1 + AOT_ONLINE_SETTLE calls, only the last
+         * one timed: the first calls of a turn absorb what the previous candidate left behind
          * (ranks leaving it at different times) */
-        k->cur = (int) (k->round_call / (1 + AOT_ONLINE_SETTLE) % (uint64_t) k->ncand);
+        k->cur = k->live[k->round_call / (1 + AOT_ONLINE_SETTLE) % (uint64_t) k->nlive];
         k->timed = k->round_call % (1 + AOT_ONLINE_SETTLE) == AOT_ONLINE_SETTLE;
         k->round_call++;
         k->explore_calls++;
@@ -184,16 +246,16 @@ int aot_online_record(struct aot_online_key *k, double seconds)
     return k->n >= k->want ? k->n : 0;
 }
 
-/* The end of exploring: the lowest score wins; anything but native must beat native's score
- * by AOT_ONLINE_MARGIN (a tie goes to MPI's own algorithm). */
+/* The end of exploring: the lowest score wins; anything but the base (native, or the table's
+ * choice) must beat the base's score by AOT_ONLINE_MARGIN (a tie goes to the base). */
 static void aot_online_select(struct aot_online_key *k)
 {
-    int best = 0, second = -1, alt = -1;
+    int best = k->base, second = -1, alt = -1;
 
-    for (int i = 1; i < k->ncand; i++)
-        if (k->score[i] >= 0 && (alt < 0 || k->score[i] < k->score[alt]))
+    for (int i = 0; i < k->ncand; i++)
+        if (i != k->base && k->score[i] >= 0 && (alt < 0 || k->score[i] < k->score[alt]))
             alt = i;
-    if (alt > 0 && k->score[alt] < k->score[0] * (1 - AOT_ONLINE_MARGIN))
+    if (alt >= 0 && k->score[alt] < k->score[k->base] * (1 - AOT_ONLINE_MARGIN))
         best = alt;
     for (int i = 0; i < k->ncand; i++)
         if (i != best && k->score[i] >= 0 && (second < 0 || k->score[i] < k->score[second]))
@@ -205,6 +267,52 @@ static void aot_online_select(struct aot_online_key *k)
     k->want = k->win0;
 }
 
+/* Candidate c's score from its agreed periods so far. */
+static double aot_online_cand_score(const struct aot_online_key *k, int c)
+{
+    double y[AOT_ONLINE_REPS];
+    memcpy(y, k->period[c], (size_t) k->rounds * sizeof(*y));
+    return aot_online_score(y, k->rounds);
+}
+
+/* The end of a round of exploring, with its agreed periods (one per live candidate, in turn
+ * order): the race, then either the next round or the choice. */
+static void aot_online_round(struct aot_online_key *k, const double *agreed)
+{
+    int lead = -1, left = 0;
+
+    for (int i = 0; i < k->nlive; i++)
+        k->period[k->live[i]][k->rounds] = agreed[i];
+    k->rounds++;
+    for (int i = 0; i < k->nlive; i++) {
+        int c = k->live[i];
+        k->score[c] = aot_online_cand_score(k, c);
+        if (lead < 0 || k->score[c] < k->score[lead])
+            lead = c;
+    }
+    /* the race: a candidate whose best period lies above AOT_ONLINE_RACE times the leader's
+     * score cannot plausibly win; it keeps the score it has */
+    for (int i = 0; i < k->nlive; i++) {
+        int c = k->live[i];
+        double best = k->period[c][0];
+        for (int r = 1; r < k->rounds; r++)
+            if (k->period[c][r] < best)
+                best = k->period[c][r];
+        if (k->rounds >= AOT_ONLINE_RACE0 && c != lead && best > AOT_ONLINE_RACE * k->score[lead])
+            k->raced_out++;
+        else
+            k->live[left++] = c;
+    }
+    k->nlive = left;
+    k->round_call = 0;
+    k->n = 0;
+    k->want = k->nlive;
+    if (k->nlive > 1 && k->rounds < AOT_ONLINE_REPS)
+        return;
+    k->tried = k->ncand;
+    aot_online_select(k);
+}
+
 void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
 {
     double x[AOT_ONLINE_AGREE_MAX];
@@ -212,21 +320,14 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
     if (n <= 0 || n > AOT_ONLINE_AGREE_MAX)
         return;
     k->agreements++;
-    memcpy(x, agreed, (size_t) n * sizeof(*x));
     if (k->phase == AOT_ONLINE_EXPLORING) {
-        int reps = n / k->ncand;
-        for (int c = 0; c < k->ncand; c++) {
-            double y[AOT_ONLINE_REPS];
-            for (int r = 0; r < reps; r++)
-                y[r] = x[c + r * k->ncand];
-            k->score[c] = aot_online_score(y, reps);
-        }
-        k->tried = k->ncand;
-        aot_online_select(k);
+        if (n == k->nlive)
+            aot_online_round(k, agreed);
         return;
     }
     if (k->phase != AOT_ONLINE_MONITORING)
         return;
+    memcpy(x, agreed, (size_t) n * sizeof(*x));
     /* the same estimator as exploring's scores: a late arrival in one call of the window must
      * not weigh more than it did there */
     int nl = n < AOT_ONLINE_LAST ? n : AOT_ONLINE_LAST;
@@ -237,9 +338,7 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
         && (mean > AOT_ONLINE_STALE * k->score[k->winner]
             || mean * AOT_ONLINE_STALE < k->score[k->winner])) {
         k->reexplored++;
-        k->phase = AOT_ONLINE_EXPLORING;
-        k->round_call = 0;
-        k->want = k->ncand * AOT_ONLINE_REPS;
+        aot_online_explore(k);
         return;
     }
     if (mean >= k->switch_factor * k->score[k->second]

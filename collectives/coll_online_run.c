@@ -12,7 +12,8 @@
  * are the same on every rank).  The call site is not part of the key: a program whose rank 0
  * calls from another line than the others would otherwise run two sessions that never meet.
  * The values a decision is taken from are reduced with MPI_MAX on autoopt's private duplicate
- * of the communicator, inside the call that ends a block or a window, by every rank.
+ * of the communicator, inside the call that ends a round of exploring or a window, by every
+ * rank.
  *
  * Threads.  A key belongs to one communicator, and MPI forbids two threads to run collectives
  * on one communicator at once, so a key is never touched by two threads together.  The list of
@@ -34,6 +35,7 @@
 #include "aot_tuning_file.h"
 #include "coll_registry.h"
 #include "coll_select.h"
+#include "coll_shm.h"
 #include "coll_util.h"
 
 #define AOT_ONLINE_NBUCKETS 65
@@ -41,6 +43,7 @@
 struct aot_online_comm {
     struct aot_online_key *keys[AOT_COLL_NKINDS][2][AOT_ONLINE_NBUCKETS];
     int size, rank;
+    int one_host;                   /* all ranks share one host: `shm` is a candidate */
     /* The key that explores, or NULL: one at a time, so that the periods it times differ by
      * its own candidates only.  Every rank sees the same calls on the communicator in the
      * same order, so every rank holds the same key here. */
@@ -66,25 +69,22 @@ void aot_online_start(const struct aot_coll_policy *pol)
 }
 
 /* A key for this call: its candidates are fixed when it is made, from values every rank of
- * the communicator shares. */
+ * the communicator shares (the size, the bytes, the operation, the tuning table, whether all
+ * ranks share one host). */
 static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind, int comm_size,
-                                                  uint64_t bytes, int commutative)
+                                                  int one_host, uint64_t bytes, int commutative)
 {
     const struct aot_coll_policy *pol = aot_online_policy;
-    const struct aot_tuning_rule *rule = NULL;
-    struct aot_coll_choice cand[AOT_ONLINE_MAXCAND], file;
+    struct aot_coll_choice cand[AOT_ONLINE_MAXCAND];
     struct aot_online_key *k = malloc(sizeof(*k));
-    int n;
+    int n, base;
 
     if (!k)
         return NULL;
-    if (pol->tuning && (rule = aot_tuning_lookup(pol->tuning, kind, comm_size, bytes))) {
-        file.alg = rule->alg;
-        file.param = rule->param;
-    }
-    n = aot_online_candidates(kind, bytes, comm_size, commutative, rule ? &file : NULL, cand,
-                              AOT_ONLINE_MAXCAND);
-    aot_online_init(k, cand, n, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
+    n = aot_online_candidates(kind, bytes, comm_size, commutative, pol->tuning,
+                              one_host ? (uint64_t) AOT_SHM_SLOT : 0, cand, AOT_ONLINE_MAXCAND,
+                              &base);
+    aot_online_init(k, cand, n, base, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
     return k;
 }
 
@@ -98,7 +98,8 @@ static void aot_online_explorer(struct aot_online_comm *o, const struct aot_onli
 }
 
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c,
+                     int comm_rank, int (*one_host)(void *), void *one_host_arg,
+                     uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call)
 {
     const struct aot_coll_policy *pol = aot_online_policy;
@@ -116,6 +117,8 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
             return 0;
         o->size = comm_size;
         o->rank = comm_rank;
+        /* the first call tuned online on the communicator: the same call on every rank */
+        o->one_host = one_host(one_host_arg);
         o->id = -1;
         pthread_mutex_lock(&aot_online_lock);
         o->next = aot_online_comms;
@@ -124,7 +127,8 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
         *slot = o;
     }
     kp = &o->keys[kind][commutative != 0][aot_online_bucket(bytes)];
-    if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, bytes, commutative)))
+    if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, o->one_host, bytes,
+                                                      commutative)))
         return 0;
     *c = *aot_online_next(*kp, !o->explorer || o->explorer == *kp, &timed);
     aot_online_explorer(o, *kp);
@@ -189,9 +193,10 @@ int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
         && aot_cfg.verbose >= 1 && o->rank == 0) {
         char d[256];
         aot_online_describe(k, d, sizeof(d));
-        aot_log(1, "online: %s on %d ranks, %llu B: %s after %d candidates, %llu calls",
-                aot_coll_kind_names[call->kind], o->size, (unsigned long long) call->bytes, d,
-                k->tried, (unsigned long long) k->explore_calls);
+        aot_log(1, "online: %s on %d ranks, %llu B: %s after %d candidates (%d raced out), "
+                "%llu calls", aot_coll_kind_names[call->kind], o->size,
+                (unsigned long long) call->bytes, d, k->tried, k->raced_out,
+                (unsigned long long) k->explore_calls);
     }
     if (k->winner != winner && before == AOT_ONLINE_MONITORING) {
         aot_stats_add(aot_online_ctr_switch, 1);

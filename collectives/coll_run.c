@@ -251,15 +251,39 @@ static void aot_pick(enum aot_coll_kind kind, int fn, const struct aot_coll_shap
     *c = d.choice;
 }
 
+/* Whether all ranks of a communicator share one host (the `shm` algorithms then keep a small
+ * call in shared memory).  The first time, aot_coll_hier is collective on the private
+ * duplicate: aot_online_begin asks once per communicator, at a call every rank makes.  0 when
+ * unknown. */
+struct aot_one_host_arg {
+    struct aot_comm_state *s;
+    MPI_Comm comm;
+};
+
+static int aot_one_host(void *arg)
+{
+    const struct aot_one_host_arg *a = arg;
+    struct aot_coll_shape sh;
+    struct aot_coll_ctx ctx;
+
+    if (aot_comm_private(a->s, a->comm, 0, &ctx) != MPI_SUCCESS
+        || aot_coll_shape_of(&ctx, &sh) != MPI_SUCCESS)
+        return 0;
+    return sh.nhosts == 1;
+}
+
 /* AUTOOPT_TUNE=online: the session of the call's key chooses, and the choice is counted as
  * aot_pick counts its own; 0 when online tuning leaves the call to aot_pick. */
-static int aot_pick_online(struct aot_comm_state *s, enum aot_coll_kind kind, int fn,
-                           uint64_t bytes, int commutative, struct aot_coll_choice *c,
+static int aot_pick_online(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_kind kind,
+                           int fn, uint64_t bytes, int commutative, struct aot_coll_choice *c,
                            struct aot_online_call *oc)
 {
+    struct aot_one_host_arg arg = {s, comm};
+
     oc->k = NULL;
     if (!aot_online_on
-        || !aot_online_begin(&s->online, kind, s->size, s->rank, bytes, commutative, c, oc))
+        || !aot_online_begin(&s->online, kind, s->size, s->rank, aot_one_host, &arg, bytes,
+                             commutative, c, oc))
         return 0;
     aot_count_choice(kind, fn, c->alg, AOT_PASS_NO_SUBSYSTEM, bytes);
     return 1;
@@ -284,7 +308,7 @@ static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_ki
     struct aot_coll_shape sh;
     struct aot_coll_ctx ctx;
 
-    if (aot_pick_online(s, kind, fn, bytes, commutative, c, oc))
+    if (aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
         return;
     if (aot_policy.tuning && aot_policy.tuning->shaped
         && aot_comm_private(s, comm, 0, &ctx) == MPI_SUCCESS)

@@ -10,6 +10,7 @@
 
 #include "aot_config.h"
 #include "aot_online.h"
+#include "aot_tuning_file.h"
 #include "coll_registry.h"
 #include "coll_select.h"
 
@@ -37,37 +38,153 @@ START_TEST(test_default_sets_parse)
 }
 END_TEST
 
+static const char *alg_name(const struct aot_coll_choice *c)
+{
+    return aot_coll_algs[c->alg].name;
+}
+
+static int has_alg(const struct aot_coll_choice *out, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(alg_name(&out[i]), name) == 0)
+            return 1;
+    return 0;
+}
+
 START_TEST(test_candidates)
 {
-    struct aot_coll_choice out[AOT_ONLINE_MAXCAND], file;
-    char err[256];
-    int n;
+    struct aot_coll_choice out[AOT_ONLINE_MAXCAND];
+    int n, base;
 
-    /* native first, the file's choice second, no repeats */
-    ck_assert_int_eq(aot_coll_parse_choice(AOT_COLL_ALLREDUCE, "recursive_doubling", &file, err,
-                                           sizeof(err)), 0);
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 1, &file, out, AOT_ONLINE_MAXCAND);
+    /* no table: native first, then the default set, no repeats */
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+                              &base);
     ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(base, 0);
     ck_assert_int_eq(out[0].alg, AOT_COLL_ALLREDUCE);
-    ck_assert_int_eq(out[1].alg, file.alg);
+    ck_assert_str_eq(alg_name(&out[1]), "recursive_doubling");
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             ck_assert(out[i].alg != out[j].alg || out[i].param != out[j].param);
-    /* a file choice outside the default set is added */
-    ck_assert_int_eq(aot_coll_parse_choice(AOT_COLL_ALLREDUCE, "rabenseifner_v2", &file, err,
-                                           sizeof(err)), 0);
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 1, &file, out, AOT_ONLINE_MAXCAND);
-    ck_assert_int_eq(n, 5);
-    ck_assert_int_eq(out[1].alg, file.alg);
+    ck_assert(!has_alg(out, n, "shm"));
     /* restrictions: ring needs a commutative operation */
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, NULL, out, AOT_ONLINE_MAXCAND);
-    for (int i = 0; i < n; i++)
-        ck_assert_str_ne(aot_coll_algs[out[i].alg].name, "ring");
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 1, NULL, out, AOT_ONLINE_MAXCAND);
-    ck_assert_str_eq(aot_coll_algs[out[1].alg].name, "ring");
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, NULL, 0, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert(!has_alg(out, n, "ring"));
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 1, NULL, 0, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert_str_eq(alg_name(&out[1]), "ring");
+    /* alltoall: pair_light_barrier on a power of two only */
+    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 4, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert_int_eq(n, 5);
+    ck_assert(has_alg(out, n, "pair_light_barrier"));
+    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 6, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert(!has_alg(out, n, "pair_light_barrier"));
     /* the cap */
-    n = aot_online_candidates(AOT_COLL_BCAST, 64, 4, 1, NULL, out, 2);
+    n = aot_online_candidates(AOT_COLL_BCAST, 64, 4, 1, NULL, 0, out, 2, &base);
     ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+/* shm: second after native when all ranks share a host and the call fits the slot, for the
+ * collectives that have it and operations it can run */
+START_TEST(test_candidates_shm)
+{
+    struct aot_coll_choice out[AOT_ONLINE_MAXCAND];
+    int n, base;
+
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 8192, 4, 1, NULL, 8192, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert_int_eq(n, 5);
+    ck_assert_int_eq(base, 0);
+    ck_assert_str_eq(alg_name(&out[1]), "shm");
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 8193, 4, 1, NULL, 8192, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert(!has_alg(out, n, "shm"));
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 0, NULL, 8192, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert(!has_alg(out, n, "shm"));
+    n = aot_online_candidates(AOT_COLL_BCAST, 100, 3, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert_str_eq(alg_name(&out[1]), "shm");
+    n = aot_online_candidates(AOT_COLL_REDUCE, 100, 3, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert_str_eq(alg_name(&out[1]), "shm");
+    n = aot_online_candidates(AOT_COLL_BARRIER, 0, 3, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert_str_eq(alg_name(&out[1]), "shm");
+    /* not on several hosts (shm_bytes 0), not for a collective without it */
+    n = aot_online_candidates(AOT_COLL_BARRIER, 0, 3, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert(!has_alg(out, n, "shm"));
+    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 4, 1, NULL, 8192, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert(!has_alg(out, n, "shm"));
+}
+END_TEST
+
+/* With a table that has a rule for the call: native, the rule's choice (the base), and the
+ * choices of the neighbouring rules, nothing of the default set */
+static const char table_text[] =
+    "autoopt-tuning 1\n"
+    "collective allreduce\n"
+    "  ranks 4-4\n"
+    "    bytes 0-15 native\n"
+    "    bytes 16-8931 recursive_doubling\n"
+    "    bytes 8932-17863 reduce_bcast\n"
+    "    bytes 17864-35731 ring\n"
+    "  ranks 5-8\n"
+    "    bytes 0-100 allgather\n"
+    "    bytes 101-inf native\n"
+    "collective bcast\n"
+    "  ranks 4-4\n"
+    "    bytes 0-inf native\n";
+
+/* The candidates (names joined by commas) and the base of a call, shm allowed. */
+static void expect_cands(enum aot_coll_kind kind, uint64_t bytes, int size, int commutative,
+                         const struct aot_tuning *t, const char *want, int want_base)
+{
+    struct aot_coll_choice out[AOT_ONLINE_MAXCAND];
+    char got[512] = "";
+    int base, n = aot_online_candidates(kind, bytes, size, commutative, t, 8192, out,
+                                        AOT_ONLINE_MAXCAND, &base);
+    for (int i = 0; i < n; i++) {
+        char name[128];
+        aot_coll_format_choice(&out[i], name, sizeof(name));
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? "," : "", name);
+    }
+    ck_assert_str_eq(got, want);
+    ck_assert_int_eq(base, want_base);
+}
+
+START_TEST(test_candidates_table)
+{
+    struct aot_coll_choice out[AOT_ONLINE_MAXCAND];
+    struct aot_tuning t;
+    char err[256];
+    int n, base;
+
+    aot_tuning_init(&t);
+    ck_assert_msg(aot_tuning_parse(&t, table_text, sizeof(table_text) - 1, "table", err,
+                                   sizeof(err)) == 0, "%s", err);
+    /* 64 B: recursive_doubling; below it native, above it reduce_bcast; 5 ranks: allgather */
+    expect_cands(AOT_COLL_ALLREDUCE, 64, 4, 1, &t, "native,recursive_doubling,reduce_bcast,"
+                 "allgather", 1);
+    /* 20000 B: ring, its neighbours reduce_bcast and nothing (above 35731); not shm */
+    expect_cands(AOT_COLL_ALLREDUCE, 20000, 4, 1, &t, "native,ring,reduce_bcast", 1);
+    /* a choice the call cannot run: ring on a non-commutative operation; native is the base */
+    expect_cands(AOT_COLL_ALLREDUCE, 20000, 4, 0, &t, "native,reduce_bcast", 0);
+    /* the table says native everywhere around: nothing to explore */
+    expect_cands(AOT_COLL_BCAST, 64, 4, 1, &t, "native", 0);
+    /* no rule for 3 ranks: the default set, with shm */
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 3, 1, &t, 8192, out, AOT_ONLINE_MAXCAND,
+                              &base);
+    ck_assert_int_eq(base, 0);
+    ck_assert_str_eq(alg_name(&out[1]), "shm");
+    ck_assert_int_gt(n, 3);
+    aot_tuning_free(&t);
 }
 END_TEST
 
@@ -110,7 +227,7 @@ struct sim {
 
 typedef double time_fn(int cand, uint64_t call, int rank);
 
-static void sim_init(struct sim *s, int ncand, int win0, double factor)
+static void sim_init_base(struct sim *s, int ncand, int base, int win0, double factor)
 {
     struct aot_coll_choice c[AOT_ONLINE_MAXCAND];
     for (int i = 0; i < ncand; i++) {
@@ -118,9 +235,14 @@ static void sim_init(struct sim *s, int ncand, int win0, double factor)
         c[i].param = 0;
     }
     for (int r = 0; r < NRANKS; r++)
-        aot_online_init(&s->k[r], c, ncand, win0, factor);
+        aot_online_init(&s->k[r], c, ncand, base, win0, factor);
     s->calls = 0;
     s->may_explore = 1;
+}
+
+static void sim_init(struct sim *s, int ncand, int win0, double factor)
+{
+    sim_init_base(s, ncand, 0, win0, factor);
 }
 
 /* One call on every rank; checks that all ranks run the same candidate and time together.
@@ -178,8 +300,10 @@ START_TEST(test_session_selects)
         ck_assert_int_eq(sim_call(&s, time_noisy), 0);
         ck_assert_int_eq(s.k[0].explore_calls, 0);
     }
-    /* exploring: the candidates take turns, REPS rounds of 1 + SETTLE calls each */
-    for (int i = 0; i < AOT_ONLINE_REPS; i++)
+    /* exploring: the candidates take turns, rounds of 1 + SETTLE calls each; after
+     * AOT_ONLINE_RACE0 rounds candidate 1 (6 us) is so far ahead that the others (8 us and
+     * more) leave the race and exploring ends */
+    for (int i = 0; i < AOT_ONLINE_RACE0; i++)
         for (int c = 0; c < 4; c++)
             for (int j = 0; j <= AOT_ONLINE_SETTLE; j++)
                 ck_assert_int_eq(sim_call(&s, time_noisy), c);
@@ -188,8 +312,10 @@ START_TEST(test_session_selects)
         ck_assert_int_eq(s.k[r].winner, 1);
         ck_assert_int_eq(s.k[r].second, 2);
         ck_assert_int_eq(s.k[r].tried, 4);
-        ck_assert_int_eq((int) s.k[r].explore_calls, 4 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE));
-        ck_assert_int_eq((int) s.k[r].agreements, 1);
+        ck_assert_int_eq(s.k[r].raced_out, 3);
+        ck_assert_int_eq((int) s.k[r].explore_calls,
+                         4 * AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
+        ck_assert_int_eq((int) s.k[r].agreements, AOT_ONLINE_RACE0);
     }
     /* the winner stays while it is good; windows double */
     for (int i = 0; i < 4000; i++)
@@ -199,20 +325,25 @@ START_TEST(test_session_selects)
 }
 END_TEST
 
-/* Candidate 1 is 2 % faster than native: not enough to leave MPI's own algorithm. */
-static double time_close(int cand, uint64_t call, int rank)
+/* Times that depend on the candidate only: fixed_us[cand] microseconds. */
+static const double *fixed_us;
+static double time_fixed(int cand, uint64_t call, int rank)
 {
     (void) call;
     (void) rank;
-    return (cand == 1 ? 9.8 : cand == 0 ? 10 : 20) * 1e-6;
+    return fixed_us[cand] * 1e-6;
 }
+
+/* Candidate 1 is 2 % faster than native: not enough to leave MPI's own algorithm. */
+static const double close_us[3] = {10, 9.8, 20};
 
 START_TEST(test_margin_keeps_native)
 {
     static struct sim s;
     sim_init(&s, 3, 16, 1.1);
+    fixed_us = close_us;
     for (int i = 0; i < AOT_ONLINE_WARMUP + 3 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE); i++)
-        sim_call(&s, time_close);
+        sim_call(&s, time_fixed);
     ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
     ck_assert_int_eq(s.k[0].winner, 0);
     ck_assert_int_eq(s.k[0].second, 1);
@@ -277,8 +408,9 @@ START_TEST(test_stale_scores)
         ck_assert_int_eq(s.k[r].reexplored, 1);
         ck_assert_int_eq(s.k[r].winner, 2);
         ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        /* both times, the leader is more than AOT_ONLINE_RACE ahead after RACE0 rounds */
         ck_assert_int_eq((int) s.k[r].explore_calls,
-                         2 * 4 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE));
+                         2 * 4 * AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
     }
 }
 END_TEST
@@ -298,7 +430,10 @@ START_TEST(test_reexplore_cap)
     for (int i = 0; i < 20000; i++)
         sim_call(&s, time_erratic);
     ck_assert_int_eq(s.k[0].reexplored, AOT_ONLINE_REEXPLORE);
-    ck_assert_int_eq((int) s.k[0].explore_calls,
+    /* each exploration took between RACE0 and REPS rounds of the 3 candidates */
+    ck_assert_int_ge((int) s.k[0].explore_calls,
+                     (1 + AOT_ONLINE_REEXPLORE) * 3 * AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
+    ck_assert_int_le((int) s.k[0].explore_calls,
                      (1 + AOT_ONLINE_REEXPLORE) * 3 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE));
     ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
 }
@@ -331,6 +466,80 @@ START_TEST(test_one_explorer)
 }
 END_TEST
 
+/* Candidates 0 and 1 are within the race's reach of each other (10 and 9 us), candidate 2
+ * (30 us) is not: it leaves after AOT_ONLINE_RACE0 rounds, the other two run all
+ * AOT_ONLINE_REPS rounds, and candidate 1 wins (10 % faster than native). */
+static double time_race(int cand, uint64_t call, int rank)
+{
+    static const double t[3] = {10, 9, 30};
+    double noise = 1 + 0.02 * (double) ((call * 5 + (uint64_t) rank * 3) % 7) / 6;
+    return t[cand] * noise * 1e-6;
+}
+
+START_TEST(test_race)
+{
+    static struct sim s;
+    int seen2 = 0;
+    sim_init(&s, 3, 16, 1.1);
+    for (int i = 0; i < AOT_ONLINE_WARMUP; i++)
+        sim_call(&s, time_race);
+    for (int i = 0; i < AOT_ONLINE_RACE0 * 3 * (1 + AOT_ONLINE_SETTLE); i++)
+        seen2 += sim_call(&s, time_race) == 2;
+    ck_assert_int_eq(seen2, AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
+    ck_assert_int_eq(s.k[0].nlive, 2);
+    /* the remaining rounds: 0 and 1 take turns, 2 is not run */
+    for (int i = 0; i < (AOT_ONLINE_REPS - AOT_ONLINE_RACE0) * 2 * (1 + AOT_ONLINE_SETTLE); i++)
+        ck_assert_int_ne(sim_call(&s, time_race), 2);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq(s.k[r].winner, 1);
+        ck_assert_int_eq(s.k[r].second, 0);
+        ck_assert_int_eq(s.k[r].raced_out, 1);
+        ck_assert_int_eq((int) s.k[r].agreements, AOT_ONLINE_REPS);
+        ck_assert_int_eq((int) s.k[r].explore_calls,
+                         (3 * AOT_ONLINE_RACE0 + 2 * (AOT_ONLINE_REPS - AOT_ONLINE_RACE0))
+                         * (1 + AOT_ONLINE_SETTLE));
+        /* the candidate that left keeps the score it had */
+        ck_assert(s.k[r].score[2] > 25e-6);
+    }
+}
+END_TEST
+
+/* A key that starts from a table's choice (base 1): it runs that choice in warm-up and while
+ * it waits, and a candidate must beat it, not native, by the margin. */
+static const double base_us[3] = {9.8, 10, 20}, base_beaten_us[3] = {20, 10, 9};
+
+START_TEST(test_base)
+{
+    static struct sim s;
+    sim_init_base(&s, 3, 1, 16, 1.1);
+    fixed_us = base_us;
+    s.may_explore = 0;
+    for (int i = 0; i < 3 * AOT_ONLINE_WARMUP; i++)
+        ck_assert_int_eq(sim_call(&s, time_fixed), 1);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_WARMING);
+    s.may_explore = 1;
+    for (int i = 0; i < 3 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE) + 1; i++)
+        sim_call(&s, time_fixed);
+    /* native is 2 % faster than the table's choice: not enough */
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq(s.k[r].winner, 1);
+        ck_assert_int_eq(s.k[r].second, 0);
+    }
+    /* candidate 2 is 10 % faster than the table's choice: it wins */
+    sim_init_base(&s, 3, 1, 16, 1.1);
+    fixed_us = base_beaten_us;
+    for (int i = 0; i < AOT_ONLINE_WARMUP + 3 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE); i++)
+        sim_call(&s, time_fixed);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq(s.k[r].winner, 2);
+        ck_assert_int_eq(s.k[r].second, 1);
+    }
+}
+END_TEST
+
 START_TEST(test_single_candidate)
 {
     static struct sim s;
@@ -348,6 +557,8 @@ static Suite *online_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_default_sets_parse);
     tcase_add_test(tc, test_candidates);
+    tcase_add_test(tc, test_candidates_shm);
+    tcase_add_test(tc, test_candidates_table);
     tcase_add_test(tc, test_buckets);
     tcase_add_test(tc, test_score);
     tcase_add_test(tc, test_session_selects);
@@ -356,6 +567,8 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_stale_scores);
     tcase_add_test(tc, test_reexplore_cap);
     tcase_add_test(tc, test_one_explorer);
+    tcase_add_test(tc, test_race);
+    tcase_add_test(tc, test_base);
     tcase_add_test(tc, test_single_candidate);
     suite_add_tcase(s, tc);
     return s;

@@ -4,15 +4,21 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: tools/bench-coll/online-vs-offline.sh BUILD-DIR TUNING-FILE [RANKS] [JOBS] [ITERS] [OUT]
+#                                              [BASELINE-BUILD-DIR]
 #   TUNING-FILE  the offline-tuned file (autoopt-tune) for this machine and RANKS
 #   RANKS        ranks on shared memory (default 4), yield-when-idle library in every mode
 #   JOBS         jobs per mode (default 5), the modes taking turns
 #   ITERS        iterations of the loop (default 1000); the steady state is the second half
 #   OUT          directory that keeps the raw lines and the online run's saved file
+#   BASELINE-BUILD-DIR  another build (the code before a change): its online and seeded modes
+#                run as online0 and seeded0, in the same turns, for a before/after comparison
+#                under the same load
 # Modes (all preload BUILD-DIR's libautoopt.so and libautoopt-yield.so):
 #   native    AUTOOPT_TUNING=none: MPI's own algorithms
 #   offline   AUTOOPT_TUNING=TUNING-FILE
 #   online    AUTOOPT_TUNE=online, no tuning file
+#   seeded    AUTOOPT_TUNE=online AUTOOPT_TUNING=TUNING-FILE: online tuning that starts from
+#             the file's choices and explores their neighbourhood
 #   fixed     AUTOOPT_TUNING=the file the first online job saved (AUTOOPT_TUNE_SAVE): the same
 #             choices as online, without its timing and agreements
 # Prints each job's line and, per mode, the median total time and steady-state iteration time,
@@ -22,11 +28,12 @@ if [ $# -lt 2 ]; then
     sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 fi
-build=$1 file=$2 ranks=${3:-4} jobs=${4:-5} iters=${5:-1000} out=${6:-}
+build=$1 file=$2 ranks=${3:-4} jobs=${4:-5} iters=${5:-1000} out=${6:-} baseline=${7:-}
 lib=$build/src/libautoopt.so
 yield=$build/tools/libautoopt-yield.so
 loop=$build/bin/autoopt-bench-online-loop
-for f in "$lib" "$yield" "$loop" "$file"; do
+lib0=${baseline:+$baseline/src/libautoopt.so}
+for f in "$lib" "$yield" "$loop" "$file" $lib0; do
     [ -e "$f" ] || { echo "online-vs-offline.sh: $f: not found" >&2; exit 1; }
 done
 if [ -z "$out" ]; then
@@ -35,23 +42,30 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 saved=$out/online-saved.tune
-run() {   # mode, env...
-    local mode=$1
+run() {   # mode, env...  (a mode ending in 0 runs the baseline's library)
+    local mode=$1 l=$lib
     shift
-    env "$@" mpiexec.mpich -n "$ranks" -genv LD_PRELOAD "$lib:$yield" "$loop" "$iters" \
+    case $mode in *0) l=$lib0 ;; esac
+    env "$@" mpiexec.mpich -n "$ranks" -genv LD_PRELOAD "$l:$yield" "$loop" "$iters" \
         >"$out/job.out" 2>&1 || { echo "online-vs-offline.sh: $mode failed:" >&2; cat "$out/job.out" >&2; exit 1; }
     local line
     line=$(grep '^total_s ' "$out/job.out")
     echo "$mode $line" | tee -a "$out/raw.txt"
 }
-echo "# online_loop $iters iterations, $ranks ranks, shared memory, yield-when-idle (tools/yield) in every mode; $(date -u +%FT%TZ); $(uname -n)" | tee "$out/raw.txt"
+echo "# online_loop $iters iterations, $ranks ranks, shared memory, yield-when-idle (tools/yield) in every mode; $(date -u +%FT%TZ); $(uname -n); load average $(cut -d' ' -f1-3 /proc/loadavg)${baseline:+; baseline $baseline}" | tee "$out/raw.txt"
 run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none AUTOOPT_TUNE_SAVE="$saved"
 for j in $(seq 1 "$jobs"); do
     run native AUTOOPT_TUNING=none
     run offline AUTOOPT_TUNING="$file"
     run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none
+    run seeded AUTOOPT_TUNE=online AUTOOPT_TUNING="$file"
+    if [ -n "$baseline" ]; then
+        run online0 AUTOOPT_TUNE=online AUTOOPT_TUNING=none
+        run seeded0 AUTOOPT_TUNE=online AUTOOPT_TUNING="$file"
+    fi
     run fixed AUTOOPT_TUNING="$saved"
 done
+echo "# end $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/raw.txt"
 python3 - "$out/raw.txt" <<'PY'
 import statistics, sys
 rows = {}
@@ -63,11 +77,17 @@ for line in open(sys.argv[1]):
 # the first online job made the saved file; it is counted like the others
 med = {m: (statistics.median(t for t, _ in v), statistics.median(s for _, s in v)) for m, v in rows.items()}
 print("%-8s %5s %12s %20s" % ("mode", "jobs", "total_s", "steady_us_per_iter"))
-for m in ("native", "offline", "online", "fixed"):
+modes = ("native", "offline", "online", "seeded", "online0", "seeded0", "fixed")
+for m in [m for m in modes if m in rows]:
     print("%-8s %5d %12.4f %20.2f" % (m, len(rows[m]), med[m][0], med[m][1]))
-n, off, on, fx = med["native"], med["offline"], med["online"], med["fixed"]
+n, off, on, fx, sd = med["native"], med["offline"], med["online"], med["fixed"], med["seeded"]
 print("online/offline total %.3f   online/native total %.3f   offline/native total %.3f"
       % (on[0] / off[0], on[0] / n[0], off[0] / n[0]))
+print("seeded/offline total %.3f   seeded/native total %.3f   steady seeded/offline %.3f"
+      % (sd[0] / off[0], sd[0] / n[0], sd[1] / off[1]))
+if "online0" in med:
+    print("baseline: online0/offline total %.3f   seeded0/offline total %.3f"
+          % (med["online0"][0] / off[0], med["seeded0"][0] / off[0]))
 if n[0] > off[0]:
     print("share of the offline margin online keeps: %.0f %%" % (100 * (n[0] - on[0]) / (n[0] - off[0])))
 print("steady state: online/fixed %.4f   online/offline %.3f   online/native %.3f"
