@@ -79,7 +79,7 @@ def keys(text):
     return [tuple(l.split()[1:6]) for l in text.splitlines() if l.startswith("m ")]
 k = keys(after)
 assert len(k) == len(set(k)), "a point was measured twice: %s" % [x for x in k if k.count(x) > 1][:3]
-bad = [l for l in after.splitlines() if l.startswith("m ") and len(l.split()) != 10]
+bad = [l for l in after.splitlines() if l.startswith("m ") and len(l.split()) != 14]
 assert not bad, "lines run together (a cut-off line not removed?): %s" % bad[:2]
 def grid(text):   # native at every grid point: measured whatever the timings were
     return sorted(x for x in keys(text) if x[1] == "native" and int(x[4]) & (int(x[4]) - 1) == 0)
