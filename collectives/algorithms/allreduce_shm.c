@@ -13,7 +13,8 @@
  * Restrictions: commutative operations (a host's ranks need not be consecutive ranks).  The
  * order of operations is fixed for a given placement of ranks on hosts, but depends on that
  * placement, not only on the size: not AOT_P_ORDERED.  Vectors whose layout does not fit in
- * AOT_SHM_SLOT bytes, or no window: Rabenseifner's allreduce on the whole communicator.
+ * AOT_SHM_SLOT bytes, or no window: MPI's own allreduce on the whole communicator (a fallback
+ * never slower than native).
  * Cost = lg H(α + nβ + nγ) + (L-1)nγ + 2 hand-offs and 2 copies of n bytes within a host
  *   (H: hosts, L: ranks on the largest host, n: bytes; a hand-off is a cache line moving
  *   between cores, or a time slice when ranks outnumber cores).  First call: the set-up of
@@ -41,7 +42,7 @@ int aot_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     if (rc != MPI_SUCCESS)
         return rc;
     if (!use)
-        return aot_allreduce_rabenseifner(sbuf, rbuf, count, dt, op, ctx);
+        return aot_allreduce_native(sbuf, rbuf, count, dt, op, ctx);
     if (count == 0)
         return MPI_SUCCESS;
     if (s->local_size == 1) {

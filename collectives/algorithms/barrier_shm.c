@@ -7,8 +7,8 @@
  * dissemination barrier with the other hosts' leaders on the leaders' communicator, and
  * raises its RELEASE flag, for which the others wait.  One rank per host: the leaders'
  * barrier alone; one host: no messages at all.
- * Restrictions: none.  Without a window (it could not be made) the dissemination barrier on
- * the whole communicator runs instead.
+ * Restrictions: none.  Without a window (it could not be made) MPI's own barrier on the whole
+ * communicator runs instead (a fallback never slower than native).
  * Cost = ceil(lg H)α + 2 flag hand-offs within a host (H: hosts; a hand-off is a cache line
  * moving between cores, or a time slice when ranks outnumber cores).  First call: the set-up
  * of aot_coll_shm.
@@ -30,7 +30,7 @@ int aot_barrier_shm(const struct aot_coll_ctx *ctx)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!s->ok)
-        return aot_barrier_dissemination(ctx);
+        return aot_barrier_native(ctx);
     seq = aot_shm_begin(s);
     if (s->local_size > 1) {
         if (s->local_rank == 0)

@@ -11,7 +11,8 @@
  * the leader to have TAKEN it before reusing the slot.
  * Restrictions: commutative operations; the order of operations depends on the placement of
  * ranks on hosts (not AOT_P_ORDERED).  Vectors whose layout does not fit in AOT_SHM_SLOT
- * bytes, or no window: Rabenseifner's reduce on the whole communicator.
+ * bytes, or no window: MPI's own reduce on the whole communicator (a fallback never slower
+ * than native).
  * Cost = lg H(α + nβ + nγ) + (L-1)nγ + 1-2 hand-offs and 2 copies of n bytes within a host
  *   (H: hosts, L: ranks on the largest host, n: bytes; a hand-off is a cache line moving
  *   between cores, or a time slice when ranks outnumber cores).  First call: the set-up of
@@ -40,7 +41,7 @@ int aot_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
     if (rc != MPI_SUCCESS)
         return rc;
     if (!use)
-        return aot_reduce_rabenseifner(sbuf, rbuf, count, dt, op, root, ctx);
+        return aot_reduce_native(sbuf, rbuf, count, dt, op, root, ctx);
     if (count == 0)
         return MPI_SUCCESS;
     h = s->hier;

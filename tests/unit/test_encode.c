@@ -877,16 +877,37 @@ START_TEST(test_raw_missing)
 }
 END_TEST
 
+/* A raw file of version 2 (each line with its back-to-back estimate too) reads alike: the map
+ * takes the barrier-separated medians. */
+START_TEST(test_raw_version2)
+{
+    static const char text[] = "autoopt-tune-raw 2\n"
+                               "# setup ranks=4 hosts=1\n"
+                               "m bcast linear 0 2 1 1.0 0.9 1.1 5 0.5 0.4 0.6 5\n"
+                               "m bcast binomial 0 2 1 2.0 1.9 2.1 5 3.0 2.9 3.1 7\n";
+    struct aot_encode_raw raw;
+    char err[256] = "";
+
+    aot_encode_raw_init(&raw);
+    ck_assert_msg(aot_encode_raw_parse(&raw, text, strlen(text), "t.raw", err, sizeof(err)) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(raw.n, 2);
+    ck_assert(raw.rec[0].est.median == 1.0 && raw.rec[0].b2b.median == 0.5);
+    ck_assert(raw.rec[1].b2b.lo == 2.9 && raw.rec[1].b2b.hi == 3.1 && raw.rec[1].b2b.n == 7);
+    aot_encode_raw_free(&raw);
+}
+END_TEST
+
 START_TEST(test_raw_errors)
 {
     static const struct {
         const char *text, *msg;
     } bad[] = {
-        {"", "t.raw:1: empty file: expected 'autoopt-tune-raw 1'"},
-        {"autoopt-tuning 1\n", "t.raw:1: expected 'autoopt-tune-raw 1': not a raw file of "
-                               "autoopt-tune"},
-        {"autoopt-tune-raw 1\n# c\nm bcast linear 0 2 1\n", "t.raw:3: expected 10 fields, "
-                                                            "found 6"},
+        {"", "t.raw:1: empty file: expected 'autoopt-tune-raw 1' or 'autoopt-tune-raw 2'"},
+        {"autoopt-tuning 1\n", "t.raw:1: expected 'autoopt-tune-raw 1' or 'autoopt-tune-raw 2': "
+                               "not a raw file of autoopt-tune"},
+        {"autoopt-tune-raw 1\n# c\nm bcast linear 0 2 1\n", "t.raw:3: expected 10 or 14 "
+                                                            "fields, found 6"},
         {"autoopt-tune-raw 1\nm bcast linear 0 2 1 0 0 0 5\n", "t.raw:2: median_us: not a "
                                                                "positive number"},
         {"autoopt-tune-raw 1\nm bcast linear 0 0 1 1 1 1 5\n", "t.raw:2: ranks: not an integer "
@@ -1000,6 +1021,7 @@ int main(void)
     tcase_add_test(tc, test_greedy_fallback);
     tcase_add_test(tc, test_flatten);
     tcase_add_test(tc, test_raw_missing);
+    tcase_add_test(tc, test_raw_version2);
     tcase_add_test(tc, test_raw_errors);
     tcase_add_test(tc, test_spec_names);
     tcase_add_test(tc, test_c_file);

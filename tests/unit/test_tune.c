@@ -777,6 +777,107 @@ START_TEST(test_race_synthetic)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the two timings */
+
+/* Both timings of a candidate: medians with intervals of +- h around them. */
+static struct aot_tune_two two(double sep, double sep_h, double b2b, double b2b_h)
+{
+    struct aot_tune_two t = {est(sep, sep - sep_h, sep + sep_h),
+                             est(b2b, b2b - b2b_h, b2b + b2b_h)};
+    return t;
+}
+
+/* aot_tune_surely_faster_both on values. */
+static int faster_both(struct aot_tune_two a, struct aot_tune_two b)
+{
+    return aot_tune_surely_faster_both(&a, &b);
+}
+
+START_TEST(test_surely_faster_both)
+{
+    struct aot_tune_two nat = two(27.5, 0.5, 27.5, 0.5);
+
+    ck_assert_int_eq(faster_both(two(10, 1, 12, 1), nat), 1);
+    /* issue 31's bcast chain at 16 KiB: 3.65x faster barrier-separated, 31-91 us back to back
+     * against native's 27-28: not faster both ways */
+    struct aot_tune_two chain = {est(7.5, 7.2, 7.9), est(61, 31, 91)};
+    ck_assert_int_eq(aot_tune_surely_faster_both(&chain, &nat), 0);
+    /* faster back to back only */
+    ck_assert_int_eq(faster_both(two(27, 1, 10, 1), nat), 0);
+    /* touching intervals are not "surely" */
+    ck_assert_int_eq(faster_both(two(26, 1, 20, 1), nat), 0);
+    /* an estimate not measured (n == 0) never wins, and never loses to one either */
+    struct aot_tune_two half = two(10, 1, 10, 1);
+    half.b2b.n = 0;
+    ck_assert_int_eq(aot_tune_surely_faster_both(&half, &nat), 0);
+    struct aot_tune_two nat0 = nat;
+    nat0.sep.n = 0;
+    ck_assert_int_eq(faster_both(two(10, 1, 10, 1), nat0), 0);
+    /* and native is not faster than the faster one */
+    ck_assert_int_eq(faster_both(nat, two(10, 1, 12, 1)), 0);
+}
+END_TEST
+
+START_TEST(test_choose)
+{
+    /* native at index 2 */
+    struct aot_tune_two c[4];
+
+    /* native alone, and native among candidates none of which wins both ways */
+    c[0] = two(100, 1, 100, 1);
+    ck_assert_int_eq(aot_tune_choose(c, 1, 0, -1), 0);
+    c[0] = (struct aot_tune_two){est(7.5, 7.2, 7.9), est(61, 31, 91)};  /* sep only */
+    c[1] = two(40, 1, 10, 1);                                          /* b2b only */
+    c[2] = two(27.5, 0.5, 27.5, 0.5);                                  /* native */
+    c[3] = two(27.5, 0.2, 27.5, 0.2);                                  /* equal */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, -1), 2);
+    /* one that wins both ways is chosen over the one faster barrier-separated only */
+    c[3] = two(20, 1, 20, 1);
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, -1), 3);
+    /* between two that win both ways, the smaller worse ratio: c[0] 0.2 sep but 0.9 b2b
+     * (worse ratio 0.9), c[3] 0.5 both ways (0.5) */
+    c[0] = two(5.5, 0.1, 24.75, 0.1);
+    c[3] = two(13.75, 0.1, 13.75, 0.1);
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, -1), 3);
+    c[3] = two(26, 0.1, 23, 0.1);   /* worse ratio 0.945 */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, -1), 0);
+    /* prev kept while it qualifies and the best is not surely faster both ways */
+    c[0] = two(10, 2, 10, 2);
+    c[3] = two(11, 2, 11, 2);       /* overlaps c[0] */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, -1), 0);
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, 3), 3);
+    c[3] = two(11, 0.5, 20, 0.5);   /* c[0] surely faster back to back only: prev stays */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, 3), 3);
+    c[3] = two(20, 0.5, 20, 0.5);   /* c[0] surely faster both ways: prev goes */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, 3), 0);
+    c[3] = two(11, 0.5, 30, 0.5);   /* prev slower than native back to back: it goes */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, 3), 0);
+    /* prev native or out of range: ignored */
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, 2), 0);
+    ck_assert_int_eq(aot_tune_choose(c, 4, 2, 7), 0);
+}
+END_TEST
+
+START_TEST(test_right_wins)
+{
+    struct aot_tune_two nat = two(27.5, 0.5, 27.5, 0.5), both = two(10, 1, 10, 1),
+                        sep_only = {est(7.5, 7.2, 7.9), est(61, 31, 91)};
+
+    /* against native on the left: the algorithm must win both ways */
+    ck_assert_int_eq(aot_tune_right_wins(&nat, 1, &both, 0), 1);
+    ck_assert_int_eq(aot_tune_right_wins(&nat, 1, &sep_only, 0), 0);
+    /* native on the right takes the size unless the left one wins both ways */
+    ck_assert_int_eq(aot_tune_right_wins(&both, 0, &nat, 1), 0);
+    ck_assert_int_eq(aot_tune_right_wins(&sep_only, 0, &nat, 1), 1);
+    /* two algorithms: the lower sum of medians, ties to the right */
+    struct aot_tune_two a = two(10, 1, 30, 1), b = two(25, 1, 14, 1), c = two(20, 1, 20, 1);
+    ck_assert_int_eq(aot_tune_right_wins(&a, 0, &b, 0), 1);
+    ck_assert_int_eq(aot_tune_right_wins(&b, 0, &a, 0), 0);
+    ck_assert_int_eq(aot_tune_right_wins(&a, 0, &c, 0), 1);
+    ck_assert_int_eq(aot_tune_right_wins(&c, 0, &a, 0), 1);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- raw measurements */
 
 #define NAME47 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstu"   /* AOT_TUNE_NAME_MAX - 1 */
@@ -814,6 +915,21 @@ static void assert_same_raw(const struct aot_tune_raw *a, const struct aot_tune_
     ck_assert_msg(close_rel(b->est.hi, a->est.hi, 1e-6), "hi %.17g -> %.17g", a->est.hi,
                   b->est.hi);
     ck_assert_int_eq(a->est.n, b->est.n);
+    ck_assert_int_eq(a->b2b.n, b->b2b.n);
+    if (a->b2b.n > 0)
+        ck_assert_msg(close_rel(b->b2b.median, a->b2b.median, 1e-6)
+                      && close_rel(b->b2b.lo, a->b2b.lo, 1e-6)
+                      && close_rel(b->b2b.hi, a->b2b.hi, 1e-6), "b2b %.17g %.17g %.17g -> "
+                      "%.17g %.17g %.17g", a->b2b.median, a->b2b.lo, a->b2b.hi, b->b2b.median,
+                      b->b2b.lo, b->b2b.hi);
+}
+
+/* r with a back-to-back estimate. */
+static struct aot_tune_raw with_b2b(struct aot_tune_raw r, double median, double lo, double hi,
+                                    int reps)
+{
+    r.b2b = (struct aot_tune_est){.median = median, .lo = lo, .hi = hi, .n = reps};
+    return r;
 }
 
 START_TEST(test_raw_round_trip)
@@ -825,6 +941,10 @@ START_TEST(test_raw_round_trip)
             12999.9, 1000),
         raw(NAME47, NAME47, 123456789, 2, 1125899906842624ULL, 5.0, 5.0, 5.0, 7),
         raw("allgatherv", "pair_light_barrier", 0, 64, 1, 1.5, 0.25, 3.75, 30),
+        with_b2b(raw("bcast", "chain", 8192, 4, 16384, 10.5, 10.1, 11.0, 31), 61.25, 31.5, 91,
+                 31),
+        with_b2b(raw(NAME47, NAME47, 123456789, 2, 1125899906842624ULL, 5.0, 5.0, 5.0, 7),
+                 12345.6, 12000.5, 12999.9, 1000),
     };
 
     for (size_t n = 0; n < sizeof(recs) / sizeof(recs[0]); n++) {
@@ -870,6 +990,28 @@ START_TEST(test_raw_parse_example)
 }
 END_TEST
 
+/* A line of each version: 14 fields with the back-to-back estimate last, 10 without it (a
+ * version 1 line, which still parses, with b2b.n = 0). */
+START_TEST(test_raw_versions)
+{
+    struct aot_tune_raw r = with_b2b(raw("bcast", "chain", 16384, 4, 65536, 41.2, 40.8, 41.9, 12),
+                                     38.5, 38.1, 39.7, 11), back;
+    char buf[256], err[256] = "";
+    int len = aot_tune_raw_format(&r, buf, sizeof(buf));
+
+    ck_assert_int_gt(len, 0);
+    ck_assert_str_eq(buf, "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 38.5 38.1 39.7 11\n");
+    memset(&back, 0x5a, sizeof(back));
+    ck_assert_msg(aot_tune_raw_parse("m bcast chain 16384 4 65536 41.2 40.8 41.9 12", &back, err,
+                                     sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(back.b2b.n, 0);
+    ck_assert_int_eq(back.est.n, 12);
+    static const char v1[] = "m bcast chain 16384 4 65536 41.2 40.8 41.9 12\n";
+    ck_assert_int_eq(aot_tune_raw_format(&back, buf, sizeof(buf)), (int)strlen(v1));
+    ck_assert_str_eq(buf, v1);
+}
+END_TEST
+
 START_TEST(test_raw_format_too_small)
 {
     struct aot_tune_raw r = raw("alltoall", "ring_n_barriers", 3, 1048576, 1099511627776ULL,
@@ -894,7 +1036,14 @@ START_TEST(test_raw_parse_errors)
         "",                                                   /* too few fields */
         "m",
         "m bcast chain 16384 4 65536 41.2 40.8 41.9",
-        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13",   /* too many */
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13",   /* 11, 13 or 15 */
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13 12 14",
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13 12 14 5 6",
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 0 0 0 5",      /* b2b median */
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 x 1 2 5",
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13 13.5 14 5", /* b2b lo > median */
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13 12 12.5 5", /* b2b hi < median */
+        "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 13 12 14 0",   /* b2b reps */
         "x bcast chain 16384 4 65536 41.2 40.8 41.9 12",      /* tag */
         "mx bcast chain 16384 4 65536 41.2 40.8 41.9 12",
         "M bcast chain 16384 4 65536 41.2 40.8 41.9 12",
@@ -934,11 +1083,18 @@ START_TEST(test_raw_parse_messages)
 
     ck_assert_int_eq(aot_tune_raw_parse("m bcast chain 16384 4 65536 41.2", &r, err,
                                         sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "expected 10 fields") && strstr(err, "found 7"), "%s", err);
+    ck_assert_msg(strstr(err, "expected 10 or 14 fields") && strstr(err, "found 7"), "%s", err);
     err[0] = '\0';
     ck_assert_int_eq(aot_tune_raw_parse("m bcast chain 16384 4 65536 abc 40.8 41.9 12", &r, err,
                                         sizeof(err)), -1);
     ck_assert_msg(strstr(err, "median_us") != NULL, "%s", err);
+    err[0] = '\0';
+    ck_assert_int_eq(aot_tune_raw_parse("m bcast chain 16384 4 65536 41.2 40.8 41.9 12 0 0 0 5",
+                                        &r, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "b2b_median_us: not a positive number");
+    ck_assert_int_eq(aot_tune_raw_parse("m bcast chain 16384 4 65536 41.2 40.8 41.9 12 1 2 3 4 5",
+                                        &r, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "expected 10 or 14 fields, found more than 14");
 }
 END_TEST
 
@@ -986,7 +1142,11 @@ int main(void)
     tcase_add_test(tc, test_pruned);
     tcase_add_test(tc, test_race_rule);
     tcase_add_test(tc, test_race_synthetic);
+    tcase_add_test(tc, test_surely_faster_both);
+    tcase_add_test(tc, test_choose);
+    tcase_add_test(tc, test_right_wins);
     tcase_add_test(tc, test_raw_round_trip);
+    tcase_add_test(tc, test_raw_versions);
     tcase_add_test(tc, test_raw_format_text);
     tcase_add_test(tc, test_raw_parse_example);
     tcase_add_test(tc, test_raw_format_too_small);

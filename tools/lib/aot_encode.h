@@ -47,7 +47,7 @@
 
 /* ---------------------------------------------------------------- raw files */
 
-/* The records of one or more raw files ("autoopt-tune-raw 1", '#' lines, blank lines, then
+/* The records of one or more raw files ("autoopt-tune-raw 1" or 2, '#' lines, blank lines, then
  * one "m ..." line per measurement, aot_tune_raw_parse). */
 struct aot_encode_raw {
     struct aot_tune_raw *rec;
@@ -62,7 +62,7 @@ void aot_encode_raw_free(struct aot_encode_raw *r);
 int aot_encode_raw_add(struct aot_encode_raw *r, const struct aot_tune_raw *rec);
 /* Appends the records of the text of one raw file; `name` names it in messages
  * ("run.raw:12: median_us: not a positive number", "run.raw:1: expected 'autoopt-tune-raw 1'
- * ...").  0, or -1 with the message in err. */
+ * or 'autoopt-tune-raw 2' ...").  0, or -1 with the message in err. */
 int aot_encode_raw_parse(struct aot_encode_raw *r, const char *text, size_t len,
                          const char *name, char *err, size_t errlen);
 

@@ -39,6 +39,43 @@ int aot_tune_surely_faster(const struct aot_tune_est *a, const struct aot_tune_e
 /* Measured advantage of a over b, in percent of b's median: 100 * (b - a) / b. */
 double aot_tune_advantage(const struct aot_tune_est *a, const struct aot_tune_est *b);
 
+/* ---------------------------------------------------------------- the two timings */
+
+/*
+ * Every candidate is timed two ways (docs/tuning.md, "Timing"): each call followed by a barrier
+ * (sep: a call cannot overlap the next one, as OSU and autoopt-bench-coll time it) and k calls
+ * back to back after one barrier (b2b: as a program that calls in a loop; a call that does not
+ * synchronise may overlap the next).  An algorithm replaces native only where it is surely
+ * faster in both ways; an estimate with n == 0 was not measured and never wins.
+ */
+struct aot_tune_two {
+    struct aot_tune_est sep, b2b;
+};
+
+/* 1 when a is surely faster than b (aot_tune_surely_faster) both barrier-separated and back
+ * to back. */
+int aot_tune_surely_faster_both(const struct aot_tune_two *a, const struct aot_tune_two *b);
+
+/*
+ * The choice at one point among c[0..n): native is MPI's own (every other is compared with
+ * it), prev the previous point's choice (-1: none, or native).  A candidate qualifies when it
+ * is surely faster than native both ways; among those the one whose slower way is the least
+ * slow relative to native (the lowest max(sep / native's sep, b2b / native's b2b), by
+ * median) is the best.  prev is kept while it qualifies and the best is not surely faster than
+ * it both ways, so that algorithms equal within the error do not cut the sizes into many small
+ * rules.  Returns the index chosen; native when none qualifies.
+ */
+int aot_tune_choose(const struct aot_tune_two *c, int n, int native, int prev);
+
+/*
+ * The crossover search's question (aot_tune_bisect) at one size: does R, the choice on the
+ * right, win over L?  Against native (l_native or r_native) the algorithm wins only where it
+ * is surely faster both ways; between two algorithms the lower sum of the two medians wins
+ * (ties go right).
+ */
+int aot_tune_right_wins(const struct aot_tune_two *l, int l_native, const struct aot_tune_two *r,
+                        int r_native);
+
 /* ---------------------------------------------------------------- parameter search */
 
 /*
@@ -123,13 +160,17 @@ int aot_tune_race(const struct aot_tune_est *e, int n, const unsigned char *keep
  * One line per measurement point of one candidate (docs/tuning.md, "The raw file"):
  *
  *   m <collective> <algorithm> <param> <ranks> <bytes> <median_us> <lo_us> <hi_us> <reps>
+ *     <b2b_median_us> <b2b_lo_us> <b2b_hi_us> <b2b_reps>
  *
- * e.g. "m bcast chain 16384 4 65536 41.2 40.8 41.9 12"; param is 0 for an algorithm without
- * one.  The reader takes param 0..2^40, ranks 1..2^30, bytes 0..2^62, times >= 0 with
- * lo <= median <= hi and a median above 0, reps 1..2^30.  The file starts with
- * "autoopt-tune-raw 1" and '#' lines of context.
+ * e.g. "m bcast chain 16384 4 65536 41.2 40.8 41.9 12 38.5 38.1 39.7 12"; param is 0 for an
+ * algorithm without one; the first estimate is barrier-separated, the second back to back.
+ * The reader takes param 0..2^40, ranks 1..2^30, bytes 0..2^62, times >= 0 with
+ * lo <= median <= hi and a median above 0, reps 1..2^30.  A line of version 1 (the first 10
+ * fields only, barrier-separated) also parses, with b2b.n = 0; the writer writes one for an
+ * estimate with b2b.n = 0.  The file starts with "autoopt-tune-raw 2" (version 1:
+ * "autoopt-tune-raw 1") and '#' lines of context.
  */
-#define AOT_TUNE_RAW_VERSION 1
+#define AOT_TUNE_RAW_VERSION 2
 /* The largest raw file read (autoopt-tune --resume, autoopt-tune encode): about a million
  * measurements. */
 #define AOT_TUNE_RAW_MAX_BYTES ((size_t) 64 << 20)
@@ -139,12 +180,13 @@ struct aot_tune_raw {
     long param;
     int ranks;
     uint64_t bytes;
-    struct aot_tune_est est;
+    struct aot_tune_est est;    /* barrier-separated */
+    struct aot_tune_est b2b;    /* back to back; n == 0: not in the line (version 1) */
 };
 /* Writes the line (with its newline) into buf; the length, or -1 when it does not fit. */
 int aot_tune_raw_format(const struct aot_tune_raw *r, char *buf, size_t len);
 /* Parses one line without its newline.  0, or -1 with the reason in err
- * ("expected 10 fields, found 7", "median_us: not a positive number"). */
+ * ("expected 10 or 14 fields, found 7", "median_us: not a positive number"). */
 int aot_tune_raw_parse(const char *line, struct aot_tune_raw *r, char *err, size_t errlen);
 
 #endif /* AOT_TUNE_H_INCLUDED */

@@ -62,7 +62,8 @@ int aot_encode_raw_add(struct aot_encode_raw *r, const struct aot_tune_raw *rec)
 int aot_encode_raw_parse(struct aot_encode_raw *r, const char *text, size_t len,
                          const char *name, char *err, size_t errlen)
 {
-    static const char header[] = "autoopt-tune-raw 1";
+    /* version 2 adds the back-to-back estimate, which the map does not use */
+    static const char header[] = "autoopt-tune-raw 1' or 'autoopt-tune-raw 2";
     size_t pos = 0;
     int lineno = 0;
     char line[512], msg[256];
@@ -90,7 +91,8 @@ int aot_encode_raw_parse(struct aot_encode_raw *r, const char *text, size_t len,
         line[n] = '\0';
         pos = end + 1;
         if (lineno == 1) {
-            if (strcmp(line, header) != 0) {
+            if (strcmp(line, "autoopt-tune-raw 1") != 0
+                && strcmp(line, "autoopt-tune-raw 2") != 0) {
                 snprintf(err, errlen, "%s:1: expected '%s': not a raw file of autoopt-tune",
                          name, header);
                 return -1;

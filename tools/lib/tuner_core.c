@@ -54,6 +54,50 @@ double aot_tune_advantage(const struct aot_tune_est *a, const struct aot_tune_es
     return b->median > 0 ? 100.0 * (b->median - a->median) / b->median : 0;
 }
 
+/* ---------------------------------------------------------------- the two timings */
+
+int aot_tune_surely_faster_both(const struct aot_tune_two *a, const struct aot_tune_two *b)
+{
+    if (a->sep.n < 1 || a->b2b.n < 1 || b->sep.n < 1 || b->b2b.n < 1)
+        return 0;
+    return aot_tune_surely_faster(&a->sep, &b->sep) && aot_tune_surely_faster(&a->b2b, &b->b2b);
+}
+
+/* How much of native's time c takes in its slower way (a ratio of medians, < 1: faster). */
+static double aot_tune_worse_ratio(const struct aot_tune_two *c, const struct aot_tune_two *nat)
+{
+    double s = c->sep.median / nat->sep.median, b = c->b2b.median / nat->b2b.median;
+    return s > b ? s : b;
+}
+
+int aot_tune_choose(const struct aot_tune_two *c, int n, int native, int prev)
+{
+    const struct aot_tune_two *nat = &c[native];
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        if (i == native || !aot_tune_surely_faster_both(&c[i], nat))
+            continue;
+        if (best < 0 || aot_tune_worse_ratio(&c[i], nat) < aot_tune_worse_ratio(&c[best], nat))
+            best = i;
+    }
+    if (best < 0)
+        return native;
+    if (prev >= 0 && prev < n && prev != native && aot_tune_surely_faster_both(&c[prev], nat)
+        && !aot_tune_surely_faster_both(&c[best], &c[prev]))
+        return prev;
+    return best;
+}
+
+int aot_tune_right_wins(const struct aot_tune_two *l, int l_native, const struct aot_tune_two *r,
+                        int r_native)
+{
+    if (l_native)
+        return aot_tune_surely_faster_both(r, l);
+    if (r_native)
+        return !aot_tune_surely_faster_both(l, r);
+    return r->sep.median + r->b2b.median <= l->sep.median + l->b2b.median;
+}
+
 /* ---------------------------------------------------------------- parameter search */
 
 int aot_tune_gss_init(struct aot_tune_gss *g, int lo, int hi)
@@ -202,10 +246,15 @@ int aot_tune_race(const struct aot_tune_est *e, int n, const unsigned char *keep
 
 int aot_tune_raw_format(const struct aot_tune_raw *r, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "m %s %s %ld %d %llu %.9g %.9g %.9g %d\n", r->coll, r->alg,
+    int n = snprintf(buf, len, "m %s %s %ld %d %llu %.9g %.9g %.9g %d", r->coll, r->alg,
                      r->param, r->ranks, (unsigned long long) r->bytes, r->est.median,
                      r->est.lo, r->est.hi, r->est.n);
-    return n < 0 || (size_t) n >= len ? -1 : n;
+    if (n < 0 || (size_t) n >= len)
+        return -1;
+    int m = r->b2b.n > 0 ? snprintf(buf + n, len - (size_t) n, " %.9g %.9g %.9g %d\n",
+                                    r->b2b.median, r->b2b.lo, r->b2b.hi, r->b2b.n)
+                         : snprintf(buf + n, len - (size_t) n, "\n");
+    return m < 0 || (size_t) m >= len - (size_t) n ? -1 : n + m;
 }
 
 static int aot_tune_num(const char *s, double *v)
@@ -229,14 +278,46 @@ static int aot_tune_int(const char *s, long long lo, long long hi, long long *v)
     return 0;
 }
 
+/* One estimate from four fields: median, lo, hi, reps; what[0..4) names them in messages. */
+static int aot_tune_parse_est(char *const *f, const char *const *what, struct aot_tune_est *e,
+                              char *err, size_t errlen)
+{
+    double d[3];
+    long long v;
+
+    for (int i = 0; i < 3; i++)
+        if (aot_tune_num(f[i], &d[i]) != 0) {
+            snprintf(err, errlen, "%s: not a number >= 0", what[i]);
+            return -1;
+        }
+    if (d[0] <= 0) {
+        snprintf(err, errlen, "%s: not a positive number", what[0]);
+        return -1;
+    }
+    if (d[1] > d[0] || d[2] < d[0]) {
+        snprintf(err, errlen, "the interval [%s, %s] does not hold the median", what[1],
+                 what[2]);
+        return -1;
+    }
+    if (aot_tune_int(f[3], 1, 1 << 30, &v) != 0) {
+        snprintf(err, errlen, "%s: not an integer 1..2^30", what[3]);
+        return -1;
+    }
+    e->median = d[0];
+    e->lo = d[1];
+    e->hi = d[2];
+    e->n = (int) v;
+    return 0;
+}
+
 int aot_tune_raw_parse(const char *line, struct aot_tune_raw *r, char *err, size_t errlen)
 {
     static const char *const what[] = {"tag", "collective", "algorithm", "param", "ranks",
-                                       "bytes", "median_us", "lo_us", "hi_us", "reps"};
-    char copy[512], *f[11], *save = NULL;
+                                       "bytes", "median_us", "lo_us", "hi_us", "reps",
+                                       "b2b_median_us", "b2b_lo_us", "b2b_hi_us", "b2b_reps"};
+    char copy[512], *f[15], *save = NULL;
     int nf = 0;
     long long v;
-    double d[3];
 
     if (strlen(line) >= sizeof(copy)) {
         snprintf(err, errlen, "line longer than %zu characters", sizeof(copy) - 1);
@@ -244,13 +325,13 @@ int aot_tune_raw_parse(const char *line, struct aot_tune_raw *r, char *err, size
     }
     strcpy(copy, line);
     for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-        if (nf == 11)
+        if (nf == 15)
             break;
         f[nf++] = t;
     }
-    if (nf != 10) {
-        snprintf(err, errlen, "expected 10 fields, found %s%d", nf == 11 ? "more than " : "",
-                 nf == 11 ? 10 : nf);
+    if (nf != 10 && nf != 14) {
+        snprintf(err, errlen, "expected 10 or 14 fields, found %s%d",
+                 nf == 15 ? "more than " : "", nf == 15 ? 14 : nf);
         return -1;
     }
     if (strcmp(f[0], "m") != 0) {
@@ -280,26 +361,10 @@ int aot_tune_raw_parse(const char *line, struct aot_tune_raw *r, char *err, size
         return -1;
     }
     r->bytes = (uint64_t) v;
-    for (int i = 0; i < 3; i++)
-        if (aot_tune_num(f[6 + i], &d[i]) != 0) {
-            snprintf(err, errlen, "%s: not a number >= 0", what[6 + i]);
-            return -1;
-        }
-    if (d[0] <= 0) {
-        snprintf(err, errlen, "median_us: not a positive number");
+    if (aot_tune_parse_est(f + 6, what + 6, &r->est, err, errlen) != 0)
         return -1;
-    }
-    if (d[1] > d[0] || d[2] < d[0]) {
-        snprintf(err, errlen, "the interval [lo_us, hi_us] does not hold the median");
+    memset(&r->b2b, 0, sizeof(r->b2b));
+    if (nf == 14 && aot_tune_parse_est(f + 10, what + 10, &r->b2b, err, errlen) != 0)
         return -1;
-    }
-    if (aot_tune_int(f[9], 1, 1 << 30, &v) != 0) {
-        snprintf(err, errlen, "reps: not an integer 1..2^30");
-        return -1;
-    }
-    r->est.median = d[0];
-    r->est.lo = d[1];
-    r->est.hi = d[2];
-    r->est.n = (int) v;
     return 0;
 }

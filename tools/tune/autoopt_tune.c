@@ -18,12 +18,13 @@
  *      golden-section search over the parameter's values on a log scale (aot_tune_gss);
  *   3. then every candidate that is not pruned (more than --prune times the best at both
  *      neighbouring even points; at an even point, at the two even points below it) is
- *      measured interleaved with the others, native included, until every median's 95 %
- *      interval is within --tolerance or --max-reps is reached; from the third repetition on
+ *      measured interleaved with the others, native included, each call followed by a
+ *      barrier and k calls back to back, until every median's 95 % interval is within
+ *      --tolerance or --max-reps is reached; from the third repetition on
  *      a candidate whose interval lies beyond --race times the leader's is dropped
  *      (aot_tune_race; native never is);
- *   4. a point's choice is the fastest algorithm if its whole interval lies below native's,
- *      else native;
+ *   4. a point's choice is an algorithm whose whole interval lies below native's both
+ *      barrier-separated and back to back (aot_tune_choose), else native;
  *   5. where the choice changes between two grid points, a binary search on a log scale finds
  *      the crossover size to --resolution (aot_tune_bisect).
  */
@@ -436,9 +437,14 @@ static void raw_load(void)
                 "then --resume again)", o.raw, lineno, (int) (nul - line) + 1);
         *next++ = '\0';
         if (lineno == 1) {
-            if (strcmp(line, "autoopt-tune-raw 1") != 0)
-                die("%s:1: expected 'autoopt-tune-raw 1': not a raw file of autoopt-tune",
+            if (strcmp(line, "autoopt-tune-raw 1") == 0)
+                die("%s:1: a raw file of version 1 (barrier-separated times only): this "
+                    "autoopt-tune also times calls back to back; name another --raw file",
                     o.raw);
+            char head[32];
+            snprintf(head, sizeof(head), "autoopt-tune-raw %d", AOT_TUNE_RAW_VERSION);
+            if (strcmp(line, head) != 0)
+                die("%s:1: expected '%s': not a raw file of autoopt-tune", o.raw, head);
             continue;
         }
         if (!strncmp(line, "# setup ", 8)) {
@@ -453,6 +459,8 @@ static void raw_load(void)
         struct aot_tune_raw r;
         if (aot_tune_raw_parse(line, &r, err, sizeof(err)) != 0)
             die("%s:%d: %s", o.raw, lineno, err);
+        if (r.b2b.n < 1)
+            die("%s:%d: expected 14 fields: no back-to-back time", o.raw, lineno);
         int k = aot_tools_find_kind(r.coll, strlen(r.coll));
         if (k < 0 || aot_tools_find_alg(k, r.alg, strlen(r.alg)) < 0)
             die("%s:%d: unknown collective or algorithm '%s %s'", o.raw, lineno, r.coll, r.alg);
@@ -477,9 +485,11 @@ static void raw_open(void)
             time_t now = time(NULL);
             char date[64];
             strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %z", localtime(&now));
-            fprintf(rawf, "autoopt-tune-raw 1\n%s\n# date %s\n# command %s\n"
+            fprintf(rawf, "autoopt-tune-raw %d\n%s\n# date %s\n# command %s\n"
                     "# m <collective> <algorithm> <param> <ranks> <bytes> <median_us> "
-                    "<lo_us> <hi_us> <reps>\n", setup_line, date, o.cmdline);
+                    "<lo_us> <hi_us> <reps> <b2b_median_us> <b2b_lo_us> <b2b_hi_us> "
+                    "<b2b_reps>\n# (barrier-separated, then back to back)\n",
+                    AOT_TUNE_RAW_VERSION, setup_line, date, o.cmdline);
         }
     }
     fflush(rawf);
@@ -547,7 +557,8 @@ static struct aot_tools_bufs B;
 struct cand {
     int alg;
     long param;
-    struct aot_tune_est est;
+    struct aot_tune_est est;    /* each call followed by a barrier */
+    struct aot_tune_est b2b;    /* k calls back to back after one barrier */
     int have;
 };
 
@@ -570,20 +581,24 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
     r.ranks = c->p;
     r.bytes = bytes;
     r.est = x->est;
+    r.b2b = x->b2b;
     raw_keep(&r);
     if (world_rank == 0)
         raw_append(&r);
 }
 
 /*
- * Measures the candidates interleaved at one size (A B C A B C ...): each repetition is k
- * calls (k chosen once so that a repetition lasts about 1 ms), each timed on its own and
- * followed by an untimed barrier, so that a call that does not synchronise (a broadcast's
- * root, a reduction's leaves, a pipeline) cannot overlap the next one; the repetition's time
- * is the mean over the ranks of each rank's mean over its k calls, as OSU counts it (the
- * slowest rank's time adds the skew with which oversubscribed ranks leave the barrier:
- * docs/tuning.md).  Every rank holds the same sums, so every rank decides alike.  After --min-reps repetitions, and after
- * each further one, it stops when every median's 95 % interval is within --tolerance, or at
+ * Measures the candidates interleaved at one size (A B C A B C ...), each two ways per
+ * repetition (k chosen once so that k calls last about 1 ms): barrier-separated, k calls each
+ * timed on its own and followed by an untimed barrier, so that a call that does not
+ * synchronise (a broadcast's root, a reduction's leaves, a pipeline) cannot overlap the next
+ * one, as OSU and autoopt-bench-coll time it; and back to back, k calls in a row after one
+ * barrier, timed together, as a program calls in a loop (there such a call may overlap the
+ * next, and may gain or lose by it).  Each way's time is the mean over the ranks of each
+ * rank's mean over its k calls (the slowest rank's time adds the skew with which
+ * oversubscribed ranks leave the barrier: docs/tuning.md).  Every rank holds the same sums,
+ * so every rank decides alike.  After --min-reps repetitions, and after each further one, it
+ * stops when both medians' 95 % intervals of every candidate are within --tolerance, or at
  * --max-reps.  Candidates already measured (this run, or the raw file) are not measured again.
  * reps_cap: a smaller cap for the parameter probes.
  */
@@ -616,13 +631,14 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
 {
     const char *cname = aot_tools_kind_name(c->kind);
     int todo[MAX_CANDS], nt = 0, k = 1;
-    static double samples[MAX_CANDS][1000];
+    static double samples[MAX_CANDS][1000], samples_b2b[MAX_CANDS][1000];
 
     for (int i = 0; i < n; i++) {
         const struct aot_tune_raw *r =
             raw_find(cname, aot_tools_alg_name(x[i].alg), x[i].param, c->p, bytes);
         if (r) {
             x[i].est = r->est;
+            x[i].b2b = r->b2b;
             x[i].have = 1;
         } else {
             x[i].have = 0;
@@ -657,7 +673,7 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
 
     int reps = 0, cap = reps_cap < o.max_reps ? reps_cap : o.max_reps;
     unsigned char alive[MAX_CANDS], keep[MAX_CANDS];
-    struct aot_tune_est est[MAX_CANDS];
+    struct aot_tune_est est[MAX_CANDS], est_b2b[MAX_CANDS];
     for (int j = 0; j < nt; j++) {
         alive[j] = 1;
         keep[j] = x[todo[j]].alg == c->kind;    /* native: every rule is compared with it */
@@ -667,19 +683,22 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             if (!alive[j])
                 continue;
             struct cand *y = &x[todo[j]];
-            double t = 0;
+            double t[2] = {0, 0};   /* barrier-separated, back to back */
             PMPI_Barrier(c->comm);
             for (int i = 0; i < k; i++) {
                 double t0 = PMPI_Wtime();
                 aot_tools_run(c->tc, y->alg, y->param, bytes, &B);
-                t += PMPI_Wtime() - t0;
+                t[0] += PMPI_Wtime() - t0;
                 PMPI_Barrier(c->comm);
             }
-            t /= k;
-            PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, c->comm);
-            t /= c->p;
-            samples[j][reps] = t * 1e6;
-            measured_seconds += t * k;
+            double t0 = PMPI_Wtime();
+            for (int i = 0; i < k; i++)
+                aot_tools_run(c->tc, y->alg, y->param, bytes, &B);
+            t[1] = PMPI_Wtime() - t0;
+            PMPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_SUM, c->comm);
+            samples[j][reps] = t[0] / k / c->p * 1e6;
+            samples_b2b[j][reps] = t[1] / k / c->p * 1e6;
+            measured_seconds += (t[0] + t[1]) / c->p;
         }
         reps++;
         if (!budget_left(c->comm))
@@ -693,24 +712,37 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             double tmp[1000];
             memcpy(tmp, samples[j], (size_t) reps * sizeof(double));
             aot_tune_estimate(tmp, reps, &est[j]);
+            memcpy(tmp, samples_b2b[j], (size_t) reps * sizeof(double));
+            aot_tune_estimate(tmp, reps, &est_b2b[j]);
         }
         if (nt > 1) {
-            int before = 0;
+            /* a candidate stays while either way's race keeps it: it may win only the other */
+            unsigned char alive_b2b[MAX_CANDS];
+            int before = 0, left = 0;
             for (int j = 0; j < nt; j++)
                 before += alive[j];
-            raced += before - aot_tune_race(est, nt, keep, alive, o.race);
+            memcpy(alive_b2b, alive, sizeof(alive_b2b));
+            aot_tune_race(est, nt, keep, alive, o.race);
+            aot_tune_race(est_b2b, nt, keep, alive_b2b, o.race);
+            for (int j = 0; j < nt; j++) {
+                alive[j] |= alive_b2b[j];
+                left += alive[j];
+            }
+            raced += before - left;
         }
         if (reps < o.min_reps && reps < cap)
             continue;
         int precise = 1;
         for (int j = 0; j < nt; j++)
             if (alive[j])
-                precise &= aot_tune_precise(&est[j], o.tolerance);
+                precise &= aot_tune_precise(&est[j], o.tolerance)
+                           && aot_tune_precise(&est_b2b[j], o.tolerance);
         if (precise || reps >= cap)
             break;
     }
     for (int j = 0; j < nt; j++) {
         x[todo[j]].est = est[j];
+        x[todo[j]].b2b = est_b2b[j];
         x[todo[j]].have = 1;
         raw_record(c, &x[todo[j]], bytes);
     }
@@ -757,7 +789,8 @@ static long gss_evaluations, gss_values;
 static long check_points, check_hits;
 static double check_pen_sum, check_pen_max;
 
-/* The best value of alg's parameter at `bytes`: a golden-section search over the values. */
+/* The best value of alg's parameter at `bytes`: a golden-section search over the values, on
+ * the sum of the barrier-separated and the back-to-back medians. */
 static long best_param(const struct ctx *c, int alg, uint64_t bytes)
 {
     long v[MAX_VALUES];
@@ -770,7 +803,7 @@ static long best_param(const struct ctx *c, int alg, uint64_t bytes)
     while ((i = aot_tune_gss_next(&g)) >= 0) {
         struct cand x = {.alg = alg, .param = v[i]};
         measure(c, &x, 1, bytes, o.min_reps);
-        aot_tune_gss_report(&g, i, x.est.median);
+        aot_tune_gss_report(&g, i, x.est.median + x.b2b.median);   /* both ways */
         gss_evaluations++;
     }
     gss_values += nv;
@@ -782,7 +815,7 @@ static long best_param(const struct ctx *c, int alg, uint64_t bytes)
         for (i = 0; i < nv; i++) {
             struct cand x = {.alg = alg, .param = v[i]};
             measure(c, &x, 1, bytes, o.min_reps);
-            t[i] = x.est.median;
+            t[i] = x.est.median + x.b2b.median;
             if (t[i] < t[exh])
                 exh = i;
         }
@@ -929,35 +962,31 @@ static void candidates(const struct ctx *c, struct point *pt, const struct point
     }
 }
 
-/* A point's choice: the fastest algorithm when its whole interval lies below native's, else
- * native.  prev (may be NULL): the choice at the point before; it is kept while the fastest is
- * not surely faster than it (their intervals overlap) and it is still surely faster than
- * native, so that algorithms equal within the measuring error do not cut the sizes into many
- * small rules. */
+/* Both timings of a candidate, as the pure decisions take them. */
+static struct aot_tune_two two_of(const struct cand *x)
+{
+    return (struct aot_tune_two){x->est, x->b2b};
+}
+
+/* A point's choice (aot_tune_choose): an algorithm surely faster than native both
+ * barrier-separated and back to back, else native.  prev (may be NULL): the choice at the
+ * point before, kept while it still qualifies and the best is not surely faster than it.
+ * pt->best: the fastest algorithm barrier-separated, for the progress line and the pruning. */
 static void decide(struct point *pt, const struct cand *prev)
 {
+    struct aot_tune_two tw[MAX_CANDS];
+    int iprev = -1;
     pt->best = -1;
     for (int i = 0; i < pt->ncand; i++) {
+        tw[i] = two_of(&pt->cand[i]);
         if (i == pt->native)
             continue;
         if (pt->best < 0 || pt->cand[i].est.median < pt->cand[pt->best].est.median)
             pt->best = i;
+        if (prev && pt->cand[i].alg == prev->alg && pt->cand[i].param == prev->param)
+            iprev = i;
     }
-    pt->choice = pt->native;
-    if (pt->best < 0)
-        return;
-    const struct aot_tune_est *nat = &pt->cand[pt->native].est;
-    if (prev && prev->alg != pt->cand[pt->native].alg)
-        for (int i = 0; i < pt->ncand; i++)
-            if (i != pt->native && pt->cand[i].alg == prev->alg
-                && pt->cand[i].param == prev->param
-                && !aot_tune_surely_faster(&pt->cand[pt->best].est, &pt->cand[i].est)
-                && aot_tune_surely_faster(&pt->cand[i].est, nat)) {
-                pt->choice = i;
-                return;
-            }
-    if (aot_tune_surely_faster(&pt->cand[pt->best].est, nat))
-        pt->choice = pt->best;
+    pt->choice = aot_tune_choose(tw, pt->ncand, pt->native, iprev);
 }
 
 static void measure_point(const struct ctx *c, struct point *pt, const struct point *left,
@@ -985,26 +1014,24 @@ static void measure_point(const struct ctx *c, struct point *pt, const struct po
     progress(cname, c->p, pt->bytes, what);
 }
 
-/* The crossover search's question at `bytes`: does R win over L?  Between two algorithms the
- * lower median wins; against native an algorithm wins only where its whole interval lies
- * below native's, as at the grid points. */
+/* The crossover search's question at `bytes`: does R win over L (aot_tune_right_wins: against
+ * native an algorithm wins only where it is surely faster both ways, as at the grid points)? */
 static int right_wins(const struct ctx *c, const struct cand *L, const struct cand *R,
                       uint64_t bytes)
 {
     struct cand x[2] = {*L, *R};
     measure(c, x, 2, bytes, o.max_reps);
-    if (L->alg == c->kind)
-        return aot_tune_surely_faster(&x[1].est, &x[0].est);
-    if (R->alg == c->kind)
-        return !aot_tune_surely_faster(&x[0].est, &x[1].est);
-    return x[1].est.median <= x[0].est.median;
+    struct aot_tune_two l = two_of(&x[0]), r = two_of(&x[1]);
+    return aot_tune_right_wins(&l, L->alg == c->kind, &r, R->alg == c->kind);
 }
 
 static void add_range(struct range *rg, int *nr, uint64_t lo, uint64_t hi, const struct point *pt)
 {
-    const struct cand *ch = &pt->cand[pt->choice];
-    double adv = pt->choice == pt->native ? 0
-                 : aot_tune_advantage(&ch->est, &pt->cand[pt->native].est);
+    const struct cand *ch = &pt->cand[pt->choice], *nat = &pt->cand[pt->native];
+    /* the smaller of the two ways' advantages */
+    double adv = pt->choice == pt->native ? 0 : aot_tune_advantage(&ch->est, &nat->est);
+    if (pt->choice != pt->native && aot_tune_advantage(&ch->b2b, &nat->b2b) < adv)
+        adv = aot_tune_advantage(&ch->b2b, &nat->b2b);
     if (*nr > 0 && rg[*nr - 1].alg == ch->alg && rg[*nr - 1].param == ch->param
         && rg[*nr - 1].hi + 1 == lo) {
         struct range *r = &rg[*nr - 1];
@@ -1193,8 +1220,9 @@ static void write_output(double seconds)
     if (skipped_points)
         fprintf(f, "# budget: %d grid points not measured (they run native): %s\n",
                 skipped_points, skipped);
-    fprintf(f, "# a rule names an algorithm only where its measured 95 %% interval lies below\n"
-               "# native's; sizes no rule covers run native\n");
+    fprintf(f, "# measured barrier-separated and back-to-back: a rule names an algorithm only\n"
+               "# where its measured 95 %% interval lies below native's both ways (the note: the\n"
+               "# smaller of the two speed-ups); sizes no rule covers run native\n");
     int werr = aot_tuning_write(&rules, f) != 0;
     if (fclose(f) != 0 || werr)
         die_one("out of memory");

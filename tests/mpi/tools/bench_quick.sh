@@ -44,7 +44,7 @@ rc=$?
 grep -q "^- \*\*shm\*\*: \`$tune\`, written by autoopt-tune for this run" "$out/report.md" \
     || fail "the report does not name $tune as written by autoopt-tune"
 grep -q '^autoopt-tuning 2$' "$tune" || fail "$tune is not a tuning file"
-head -n 1 "$out/tune-shm.raw" | grep -q '^autoopt-tune-raw 1$' || fail "no raw file"
+head -n 1 "$out/tune-shm.raw" | grep -q '^autoopt-tune-raw 2$' || fail "no raw file"
 grep -q '^autoopt-tune: wrote ' "$out/tune-shm.log" || fail "no 'wrote' line in tune-shm.log"
 # summary.csv (CRLF lines): the tuned rows of bucket-sort and householder are measured, with
 # the file

@@ -11,9 +11,9 @@
 #           version 2 file, and autoopt, which finds that shape, follows its rules call by call
 #   resume  a run killed part-way and resumed with --resume keeps every line it had written,
 #           measures nothing twice, and ends with the same grid points as a run never stopped
-#   errors  a corrupt or foreign raw file (a NUL byte on a middle line among them), an existing
-#           raw file without --resume and a bad option each stop the run with one line naming
-#           the problem
+#   errors  a corrupt or foreign raw file (a NUL byte on a middle line among them, version 1,
+#           a line without the back-to-back estimate), an existing raw file without --resume and
+#           a bad option each stop the run with one line naming the problem
 set -eu
 what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7 yield=$8
 # Every job preloads the yield-when-idle library, as every MPI test job of 2 ranks or more does
@@ -83,7 +83,7 @@ def keys(text):
     return [tuple(l.split()[1:6]) for l in text.splitlines() if l.startswith("m ")]
 k = keys(after)
 assert len(k) == len(set(k)), "a point was measured twice: %s" % [x for x in k if k.count(x) > 1][:3]
-bad = [l for l in after.splitlines() if l.startswith("m ") and len(l.split()) != 10]
+bad = [l for l in after.splitlines() if l.startswith("m ") and len(l.split()) != 14]
 assert not bad, "lines run together (a cut-off line not removed?): %s" % bad[:2]
 def grid(text):   # native at every grid point: measured whatever the timings were
     return sorted(x for x in keys(text) if x[1] == "native" and int(x[4]) & (int(x[4]) - 1) == 0)
@@ -130,8 +130,18 @@ PY
         "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/nul.raw" --resume -o "$dir/x"
     cmp -s "$dir/nul.raw" "$dir/nul.before" || fail "the damaged raw file was changed"
     printf 'hello\n' > "$dir/other.raw"
-    expect 1 "other.raw:1: expected 'autoopt-tune-raw 1'" \
+    expect 1 "other.raw:1: expected 'autoopt-tune-raw 2'" \
         "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/other.raw" --resume -o "$dir/x"
+    # version 1 (barrier-separated times only) is refused for --resume, and so is a line
+    # without the back-to-back estimate in a version 2 file
+    sed '1s/.*/autoopt-tune-raw 1/' "$dir/r.raw" > "$dir/v1.raw"
+    expect 1 "v1.raw:1: a raw file of version 1" \
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/v1.raw" --resume -o "$dir/x"
+    cp "$dir/r.raw" "$dir/short.raw"
+    echo "m barrier native 0 2 0 1.0 0.9 1.1 5" >> "$dir/short.raw"
+    line=$(wc -l < "$dir/short.raw")
+    expect 1 "short.raw:$line: expected 14 fields: no back-to-back time" \
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/short.raw" --resume -o "$dir/x"
     expect 2 "--sizes '9-3': expected LO-HI" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --sizes 9-3
     expect 2 "--comm-sizes: '3' is not a size" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --comm-sizes 3
     expect 2 "--resume needs --raw" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --resume
