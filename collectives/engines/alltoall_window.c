@@ -39,6 +39,17 @@ static void *aot_win_block(const struct aot_win_blocks *b, int send, int j, int 
     return AOT_AT(buf, (MPI_Aint) j * one, ext);
 }
 
+/* Posts step k (receive from rank-k, then send to rank+k) into the request pair req[0..1]. */
+static int aot_win_post(const struct aot_win_blocks *b, MPI_Comm comm, int rank, int p, int k,
+                        int tag, MPI_Request *req)
+{
+    int src = (rank - k + p) % p, dst = (rank + k) % p, sc, rcnt;
+    void *r = aot_win_block(b, 0, src, &rcnt), *s = aot_win_block(b, 1, dst, &sc);
+    int rc = PMPI_Irecv(r, rcnt, b->rdt, src, tag, comm, &req[0]);
+
+    return rc == MPI_SUCCESS ? PMPI_Isend(s, sc, b->sdt, dst, tag, comm, &req[1]) : rc;
+}
+
 int aot_alltoall_window(const struct aot_win_blocks *b, MPI_Comm comm, long window, int tag)
 {
     MPI_Request *req;
@@ -60,25 +71,13 @@ int aot_alltoall_window(const struct aot_win_blocks *b, MPI_Comm comm, long wind
         req[i] = MPI_REQUEST_NULL;
 
     /* step k goes into slot (k-1) mod w */
-    for (int k = 1; k <= w && rc == MPI_SUCCESS; k++) {
-        int src = (rank - k + p) % p, dst = (rank + k) % p, slot = (k - 1) % w;
-        r = aot_win_block(b, 0, src, &rcnt);
-        s = aot_win_block(b, 1, dst, &sc);
-        rc = PMPI_Irecv(r, rcnt, b->rdt, src, tag, comm, &req[2 * slot]);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(s, sc, b->sdt, dst, tag, comm, &req[2 * slot + 1]);
-    }
+    for (int k = 1; k <= w && rc == MPI_SUCCESS; k++)
+        rc = aot_win_post(b, comm, rank, p, k, tag, &req[2 * (k - 1)]);
     for (int k = 1; k < p && rc == MPI_SUCCESS; k++) {
-        int slot = (k - 1) % w, next = k + w;
+        int slot = (k - 1) % w;
         rc = aot_coll_waitall(2, &req[2 * slot]);
-        if (rc == MPI_SUCCESS && next < p) {
-            int src = (rank - next + p) % p, dst = (rank + next) % p;
-            r = aot_win_block(b, 0, src, &rcnt);
-            s = aot_win_block(b, 1, dst, &sc);
-            rc = PMPI_Irecv(r, rcnt, b->rdt, src, tag, comm, &req[2 * slot]);
-            if (rc == MPI_SUCCESS)
-                rc = PMPI_Isend(s, sc, b->sdt, dst, tag, comm, &req[2 * slot + 1]);
-        }
+        if (rc == MPI_SUCCESS && k + w < p)
+            rc = aot_win_post(b, comm, rank, p, k + w, tag, &req[2 * slot]);
     }
     if (rc != MPI_SUCCESS)      /* leave nothing pending on the program's communicator */
         for (int i = 0; i < 2 * w; i++)
