@@ -707,17 +707,15 @@ class Cluster:
                           "link statistics")
             q = [x for x in json.loads(out or "[]") if x.get("kind") == "tbf"]
             return q[0] if q else {}
+        links = [x for k, h in enumerate(self.host_ns)
+                 for x in ((f"h{k}-out", h, "eth0"), (f"h{k}-in", self.sw_ns, f"h{k}"))]
+        links += [(f"up{s_}{end}", self.sw_ns, f"up{s_}{end}")
+                  for s_ in range(self.switches - 1) for end in "ab"]
         rows = ["link,bytes,packets,drops,overlimits"]
-        for k, h in enumerate(self.host_ns):
-            for name, ns, dev in ((f"h{k}-out", h, "eth0"), (f"h{k}-in", self.sw_ns, f"h{k}")):
-                q = qdiscs(ns, dev)
-                rows.append(f"{name},{q.get('bytes', 0)},{q.get('packets', 0)},"
-                            f"{q.get('drops', 0)},{q.get('overlimits', 0)}")
-        for s_ in range(self.switches - 1):
-            for end in "ab":
-                q = qdiscs(self.sw_ns, f"up{s_}{end}")
-                rows.append(f"up{s_}{end},{q.get('bytes', 0)},{q.get('packets', 0)},"
-                            f"{q.get('drops', 0)},{q.get('overlimits', 0)}")
+        for name, ns, dev in links:
+            q = qdiscs(ns, dev)
+            rows.append(",".join([name] + [str(q.get(f, 0)) for f in
+                                           ("bytes", "packets", "drops", "overlimits")]))
         rows.append("tcp,host,out_segs,retrans_segs")
         for k, h in enumerate(self.host_ns):
             snmp = run_cmd(["ip", "netns", "exec", h, "cat", "/proc/net/snmp"], "TCP counters")
