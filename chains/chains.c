@@ -62,7 +62,9 @@
     X(copied_sends)       /* sends of safe chains started from a private copy */ \
     X(runs_native)        /* occurrences of safe chains run natively (the governor's choice) */ \
     X(runs_copied)        /* ... with copied sends */ \
-    X(runs_guarded)       /* ... as guarded requests */
+    X(runs_guarded)       /* ... as guarded requests */ \
+    X(dozes)              /* stretches a native chain dozed through (aot_ch_doze) */ \
+    X(dozed_calls)        /* members passed to MPI while their chain dozed */
 
 static struct {
 #define AOT_X(name) int name;
@@ -975,6 +977,132 @@ static inline struct aot_ch_sig *aot_ch_pass_next(const struct aot_ch_sig *s)
 }
 
 /*
+ * Dozing.  A safe chain that runs natively, because its governor settled on native or because
+ * AUTOOPT_P2P_MODE=native forces it, gains nothing from being followed call by call until the
+ * governor's next re-check (aot_gov_quiet).  Following costs little CPU, but each call's
+ * learner, clock and counters touch cache lines that a rank sharing its core with others has
+ * lost since its previous call: a few percent of a small exchange (docs/overhead.md).  After
+ * such an occurrence's last member, when the chain's members follow each other in a closed
+ * loop that the fast path serves, the chain dozes: the wrappers of the fast functions pass
+ * the next (occurrences x members) calls to MPI, counting them (aot_doze_calls).  The chain
+ * wakes (aot_ch_wake) when the stretch is used up, at any call that reaches chains (a routed
+ * call, a hook, a fast call found armed) and at MPI_Finalize; the learner's counts, the
+ * statistics and the governor's schedule (aot_gov_credit) are then brought up to date, so that
+ * every rank's governor stays in step whether it dozed or not.  Nothing is pending while a
+ * chain dozes (it is entered with no request and no hook armed), so every call is MPI's own
+ * and any call, the expected member or not, is correct.  A program that leaves the loop
+ * during a stretch has its calls counted as the chain's until the stretch ends.
+ */
+#define AOT_CH_DOZE_MAX 4096u   /* occurrences: a forced or finished governor wakes this often */
+#define AOT_CH_DOZE_MIN 2u      /* shorter stretches are not worth the wake */
+static const int aot_ch_doze_fns[] = {
+    AOT_FN_MPI_Send, AOT_FN_MPI_Ssend, AOT_FN_MPI_Recv, AOT_FN_MPI_Sendrecv,
+};
+#define AOT_CH_NDOZE_FNS ((int) (sizeof(aot_ch_doze_fns) / sizeof(aot_ch_doze_fns[0])))
+static struct {
+    struct aot_ch_chain *c;     /* the dozing chain, NULL: none */
+    struct aot_ch_sig *first;   /* its first member */
+    uint64_t calls;             /* the stretch, in calls */
+    uint64_t t0;                /* when it fell asleep */
+    uint64_t at[AOT_CH_NDOZE_FNS];  /* aot_calls of the fast functions then */
+} aot_ch_dz;
+
+/* Brings everything a dozing chain skipped up to date.  counted: the function of the call that
+ * woke it, which its wrapper has counted already, or -1.  The next call takes the fast path if
+ * it is the chain's first member (woken between occurrences), else the general path. */
+static __attribute__((noinline)) void aot_ch_wake(int counted)
+{
+    struct aot_ch_chain *c = aot_ch_dz.c;
+    struct aot_ch_run *r;
+    uint64_t ran, done, occ;
+    int pos;
+    const enum aot_pass_reason why =
+        aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED : AOT_PASS_NOT_PAYING;
+
+    if (!c)
+        return;
+    aot_ch_dz.c = NULL;
+    ran = aot_ch_dz.calls - aot_doze_calls;
+    aot_doze_calls = 0;
+    r = c->run;
+    done = ran / (uint64_t) c->n;
+    pos = (int) (ran % (uint64_t) c->n);
+    occ = done + (pos > 0);
+    for (int i = 0; i < AOT_CH_NDOZE_FNS; i++) {
+        const int fn = aot_ch_doze_fns[i];
+        const uint64_t n = aot_calls[fn] - aot_ch_dz.at[i] - (fn == counted);
+        if (n)
+            aot_stats_pass_caller_n(fn, why, n);
+    }
+    for (int i = 0; i < c->n; i++) {
+        struct aot_ch_sig *s = aot_ch_sig_by_id(c->members[i]);
+        const uint64_t n = done + (i < pos);
+        if (!s || !n)
+            continue;
+        s->calls += n;
+        if (s->fast_null)
+            AOT_CH_COUNT(proc_null_sides, (uint64_t) s->fast_null * n);
+    }
+    AOT_CH_COUNT(dozed_calls, ran);
+    AOT_CH_COUNT(fast_calls, ran);
+    c->starts += occ;
+    c->completions += done;
+    AOT_CH_COUNT(chain_starts, occ);
+    AOT_CH_COUNT(chain_completions, done);
+    r->runs[AOT_CHM_NATIVE] += occ;
+    AOT_CH_COUNT(runs_native, occ);
+    if (aot_ch_forced < 0)
+        aot_gov_credit(&r->gov, occ, (double) (aot_now_ns() - aot_ch_dz.t0));
+    /* the next start counts in the schedule without a period, as the one it would measure */
+    r->clock.t_start = 0;
+    r->clock.resumed = 1;
+    if (pos) {
+        /* woken inside an occurrence: the general path takes the call, the learner knowing
+         * no chain to be running */
+        aot_ch_sig_resume(aot_ch_sig_by_id(c->members[pos - 1]));
+        aot_ch_next = NULL;
+    } else {
+        aot_ch_sig_resume(aot_ch_sig_by_id(c->members[c->n - 1]));
+        aot_ch_next = aot_ch_dz.first;
+    }
+}
+
+/* After the last member of c's occurrence, run natively on the fast path: c dozes when its
+ * governor has quiet occurrences ahead and its members form a loop the fast path serves. */
+static void aot_ch_doze(struct aot_ch_chain *c)
+{
+    const struct aot_ch_run *r = c->run;
+    struct aot_ch_sig *first = aot_ch_sig_by_id(c->first), *s = first;
+    uint64_t q;
+
+    if (!r || !first || aot_ch_next != first || aot_ch_nreqs || aot_ch_nbusy ||
+        (aot_hooks_armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)))
+        return;
+    if (aot_ch_forced == AOT_CHM_NATIVE)
+        q = AOT_CH_DOZE_MAX;
+    else if (aot_ch_forced >= 0)
+        return;
+    else
+        q = aot_gov_quiet(&r->gov);
+    if (q < AOT_CH_DOZE_MIN)
+        return;
+    for (int i = 0; i < c->n; i++, s = s->next) {
+        if (!s || s->id != c->members[i] || !s->fast_member || !s->fast_pc || s->fast_pass)
+            return;
+    }
+    if (s != first)
+        return;
+    aot_ch_dz.c = c;
+    aot_ch_dz.first = first;
+    aot_ch_dz.calls = (q < AOT_CH_DOZE_MAX ? q : AOT_CH_DOZE_MAX) * (uint64_t) c->n;
+    aot_ch_dz.t0 = aot_now_ns();
+    for (int i = 0; i < AOT_CH_NDOZE_FNS; i++)
+        aot_ch_dz.at[i] = aot_calls[aot_ch_doze_fns[i]];
+    AOT_CH_COUNT(dozes, 1);
+    aot_doze_calls = aot_ch_dz.calls;
+}
+
+/*
  * s, the expected call (its arguments matched), can never be a chain member and paging passes
  * it whatever its state (fast_pass): unless chains hold state that the call must end (then
  * AOT_ARM_CHAINS is set) or another subsystem wants the call (any other bit but timing), it
@@ -1010,6 +1138,7 @@ static inline struct aot_ch_sig *aot_ch_pass_next(const struct aot_ch_sig *s)
 static int aot_ch_fast_go(struct aot_ch_sig *s)
 {
     const int armed = aot_hooks_armed;
+    struct aot_ch_chain *ran = aot_ch_L.active;
     int act, rc, mode = -1;
 
     if ((armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)) || aot_ch_probe_on || aot_ch_touched ||
@@ -1037,11 +1166,12 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     aot_ch_sig_follow(s);
     /* FIRST, NEXT or LAST, as aot_ch_next promised (first_of: set by aot_ch_fast_expect) */
     act = aot_ch_learn_call_known(&aot_ch_L, s->id, aot_ch_L.active ? NULL : s->first_of);
-    if (mode < 0)
+    if (mode < 0) {
         rc = aot_ch_post(&s->key, s->fast_go, MPI_STATUS_IGNORE);
-    else if (mode != AOT_CHM_COPY ||
-             (rc = aot_ch_start_copy(&s->key, s, s->fast_go, MPI_STATUS_IGNORE)) == -1)
+    } else if (mode != AOT_CHM_COPY ||
+               (rc = aot_ch_start_copy(&s->key, s, s->fast_go, MPI_STATUS_IGNORE)) == -1) {
         rc = aot_ch_native_key(&s->key);
+    }
     if (s->fast_null)
         AOT_CH_COUNT(proc_null_sides, s->fast_null);
     AOT_CH_COUNT(fast_calls, 1);
@@ -1052,6 +1182,8 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
      * learner answered FIRST, NEXT or LAST), requests only while a chain is active */
     if ((aot_ch_L.active != NULL) != ((armed & AOT_ARM_CHAINS) != 0))
         aot_ch_arm_sync();
+    if (mode == AOT_CHM_NATIVE && ran && (act & AOT_CH_ACTION) == AOT_CH_LAST)
+        aot_ch_doze(ran);
     if (armed & AOT_ARM_TIMING)
         aot_stats_time_leave(s->key.fn);
     return rc;
@@ -1087,7 +1219,11 @@ static __attribute__((noinline)) int aot_ch_pass_sendrecv(
 int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                          MPI_Comm comm)
 {
-    struct aot_ch_sig *s = aot_ch_next;
+    struct aot_ch_sig *s;
+
+    if (aot_ch_dz.c)
+        aot_ch_wake(fn);     /* the stretch is used up, or a hook was armed */
+    s = aot_ch_next;
 
     if (!s || s->fast_pc != aot_tls.caller || s->key.fn != fn || s->key.sbuf != buf ||
         s->key.scount != count || s->key.sdt != dt || s->key.dest != dest ||
@@ -1101,7 +1237,11 @@ int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, in
 int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
                          MPI_Comm comm, MPI_Status *status)
 {
-    struct aot_ch_sig *s = aot_ch_next;
+    struct aot_ch_sig *s;
+
+    if (aot_ch_dz.c)
+        aot_ch_wake(AOT_FN_MPI_Recv);     /* the stretch is used up, or a hook was armed */
+    s = aot_ch_next;
 
     if (!s || s->fast_pc != aot_tls.caller || s->key.fn != AOT_FN_MPI_Recv ||
         s->key.rbuf != buf || s->key.rcount != count || s->key.rdt != dt ||
@@ -1117,7 +1257,11 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
                              void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
                              MPI_Comm comm, MPI_Status *status)
 {
-    struct aot_ch_sig *s = aot_ch_next;
+    struct aot_ch_sig *s;
+
+    if (aot_ch_dz.c)
+        aot_ch_wake(AOT_FN_MPI_Sendrecv);     /* the stretch is used up, or a hook was armed */
+    s = aot_ch_next;
 
     if (!s || s->fast_pc != aot_tls.caller || s->key.fn != AOT_FN_MPI_Sendrecv ||
         s->key.sbuf != sbuf || s->key.rbuf != rbuf || s->key.scount != scount ||
@@ -1136,6 +1280,8 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
 
 void aot_chains_enter(int fn)
 {
+    if (aot_ch_dz.c)
+        aot_ch_wake(fn);
     aot_ch_next = NULL;
     if (aot_ch_probe_on)
         aot_ch_probe_lift();
@@ -1156,7 +1302,11 @@ void aot_chains_enter(int fn)
 
 static int aot_ch_route_call(const struct aot_ch_call *c)
 {
-    struct aot_ch_sig *s = aot_ch_signature(c);
+    struct aot_ch_sig *s;
+
+    if (aot_ch_dz.c)
+        aot_ch_wake(c->fn);
+    s = aot_ch_signature(c);
     const struct aot_ch_chain *ran;
     int act, rc, mode = -1;          /* the occurrence's mode; -1: unguarded or verify */
 
@@ -1322,6 +1472,7 @@ void aot_chains_finalize(void)
 {
     if (!aot_ch_on)
         return;
+    aot_ch_wake(-1);
     aot_fast_armed = 0;
     aot_ch_next = NULL;
     aot_ch_probe_lift();

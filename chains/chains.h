@@ -106,6 +106,9 @@ struct aot_ch_sig *aot_ch_sig_quick(struct aot_ch_key *k);
 /* s is the signature of the current call, found without aot_ch_sig_quick or aot_ch_sig_get:
  * record it as they would (the previous signature's next, and the previous one). */
 void aot_ch_sig_follow(struct aot_ch_sig *s);
+/* s is the signature of the previous call, which went to MPI without aot_ch_sig_follow (a
+ * dozing chain's member): the next lookup starts from it, and no link is learned. */
+void aot_ch_sig_resume(struct aot_ch_sig *s);
 /* The call site of the current call: fills frames (at most depth, outside autoopt and MPICH's
  * Fortran shim), file/line under compile-time injection; returns its hash.  routed: the
  * generated wrapper set aot_tls.caller for this call. */

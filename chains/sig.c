@@ -196,6 +196,11 @@ void aot_ch_sig_follow(struct aot_ch_sig *s)
     aot_ch_prev = s;
 }
 
+void aot_ch_sig_resume(struct aot_ch_sig *s)
+{
+    aot_ch_prev = s;
+}
+
 struct aot_ch_sig *aot_ch_sig_get(const struct aot_ch_key *key, const void *const *frames,
                                   int nframes, const char *file, int line, int *created)
 {

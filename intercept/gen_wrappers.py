@@ -32,7 +32,7 @@ static __attribute__((noinline)) int aot_general_${name}(${params})
         return P${name}(${args});
     aot_tls.depth = 1;
     aot_count_call(AOT_FN_${name});
-${fast}${enter}    aot_rc = ${call}(${args});
+${gdoze}${fast}${enter}    aot_rc = ${call}(${args});
 ${leave}    aot_tls.depth = 0;
     return aot_rc;
 }
@@ -43,7 +43,7 @@ int ${name}(${params})
     if (__builtin_expect(((aot_hooks_armed${fastmask}) | aot_tls.depth) != 0, 0)) {
 ${caller}        return aot_general_${name}(${args});
     }
-    aot_tls.depth = 1;
+${doze}    aot_tls.depth = 1;
     aot_calls[AOT_FN_${name}]++;
 ${fastpath}${fastenter}    aot_rc = ${call}(${args});
 ${fastleave}    aot_tls.depth = 0;
@@ -58,6 +58,28 @@ FAST = Template("""\
             aot_tls.depth = 0;
             return aot_rc;
         }
+    }
+""")
+# A dozing chain's calls (src/aot_hooks.h, aot_doze_calls): counted, and timed on the general
+# path when AUTOOPT_STATS times calls, and nothing else.
+DOZE = Template("""\
+    if (aot_doze_calls != 0) {
+        aot_doze_calls--;
+        aot_calls[AOT_FN_${name}]++;
+        return P${name}(${args});
+    }
+""")
+GDOZE = Template("""\
+    if (aot_doze_calls != 0 && (aot_hooks_armed & ~(AOT_ARM_TIMING | AOT_ARM_FASTPASS)) == 0) {
+        const int aot_timed = aot_hooks_armed & AOT_ARM_TIMING;
+        aot_doze_calls--;
+        if (aot_timed)
+            aot_stats_time_enter();
+        aot_rc = P${name}(${args});
+        if (aot_timed)
+            aot_stats_time_leave(AOT_FN_${name});
+        aot_tls.depth = 0;
+        return aot_rc;
     }
 """)
 HOOK_ENTER = "    if (__builtin_expect(aot_hooks_armed != 0, 0))\n        aot_enter_slow(AOT_FN_${name});\n"
@@ -278,6 +300,8 @@ def main():
                        # behind aot_fast_<fn> checks that state itself, and a call it declines
                        # runs the enter hook here
                        fastmask=" & ~AOT_ARM_FASTPASS" if fast else "",
+                       doze=DOZE.substitute(name=p.name, args=args) if fast else "",
+                       gdoze=GDOZE.substitute(name=p.name, args=args) if fast else "",
                        fastenter=Template(HOOK_ENTER).substitute(name=p.name) if fast else "")
             f.write(WRAPPER.substitute(sub))
         for p in sites:

@@ -14,11 +14,14 @@
 int aot_explore_turn(const void *who, uint64_t now_ns);
 void aot_explore_release(const void *who);
 /* What the caller of a governor keeps beside it: the start of the previous occurrence (0: no
- * period to measure) and aot_explore_interrupted's state. */
+ * period to measure), aot_explore_interrupted's state, and whether the caller ran occurrences
+ * untimed (aot_gov_quiet) and credited them: the next occurrence then counts in the schedule
+ * without a period, as the one it would have measured. */
 struct aot_explore_clock {
     uint64_t t_start;
     uint64_t min_ns;
     int skipped;
+    int resumed;
 };
 /* An occurrence of who (a chain, a call site) starts now: the period since the previous one
  * goes to its governor g unless it was an interruption; the mode to run it in is returned, and

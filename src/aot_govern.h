@@ -151,6 +151,14 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns);
  * work between two occurrences): it counts in the schedule, as a period would, but is not
  * scored.  Returns the mode for the occurrence starting now. */
 int aot_gov_skip(struct aot_gov *g);
+/* Occurrences from now that a governor settled on native would run natively without looking
+ * at their periods: those before its next scheduled re-check, UINT64_MAX when none is left;
+ * 0 while it explores or runs a chosen mode (which it watches).  A caller may run that many
+ * occurrences without timing them and then report them with aot_gov_credit. */
+uint64_t aot_gov_quiet(const struct aot_gov *g);
+/* n occurrences (n <= aot_gov_quiet) that ran natively in ns in all, not timed one by one:
+ * the schedule counts them as aot_gov_skip would, and the governed time includes them. */
+void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns);
 /* Whether the governor has settled (not exploring now). */
 int aot_gov_decided(const struct aot_gov *g);
 /* The mode the latest finished exploration chose (native before the first one ends): what the

@@ -5,6 +5,8 @@
 #ifndef AOT_HOOKS_H_INCLUDED
 #define AOT_HOOKS_H_INCLUDED
 
+#include <stdint.h>
+
 /* Nonzero while some subsystem needs to run around every progress-capable MPI call (pending
  * converted requests, statistics timing), and whenever a call cannot take the wrappers' fast
  * path for another reason (AOT_ARM_OFF, AOT_ARM_ATOMIC).  The wrappers test only this word and
@@ -15,6 +17,11 @@ extern volatile int aot_hooks_armed;
  * having changed nothing, when the call needs the general path. */
 extern int aot_fast_armed;
 #define AOT_FAST_DECLINED (-1)
+/* Nonzero while a chain dozes (chains/chains.c, aot_ch_doze): the wrappers of the "fast"
+ * functions pass that many calls to MPI counting them and nothing else, provided no hook is
+ * armed but AOT_ARM_FASTPASS (and AOT_ARM_TIMING, which times them).  The owner of the
+ * stretch reads what is left of it when it ends one. */
+extern uint64_t aot_doze_calls;
 /* The hooks' dispatch to the subsystems (intercept/subsystems.c). */
 void aot_enter_slow(int fn);
 void aot_leave_slow(int fn);

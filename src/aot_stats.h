@@ -85,6 +85,12 @@ static inline void aot_stats_pass_caller(int fn, enum aot_pass_reason reason)
     aot_bump(&aot_passed[fn][reason], 1);
 }
 
+/* n such calls at once (a dozing chain's, chains/chains.c). */
+static inline void aot_stats_pass_caller_n(int fn, enum aot_pass_reason reason, uint64_t n)
+{
+    aot_bump(&aot_passed[fn][reason], n);
+}
+
 /* aot_stats_add for such counters (id from aot_stats_register; -1 is ignored). */
 static inline void aot_stats_add_caller(int id, uint64_t n)
 {

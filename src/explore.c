@@ -63,12 +63,13 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
     /* an interruption still takes its place in the schedule (aot_gov_skip), so that the ranks'
      * governors stay in step */
     if (!k->t_start)
-        mode = aot_gov_mode(g);
+        mode = k->resumed ? aot_gov_skip(g) : aot_gov_mode(g);
     else if (aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start))
         mode = aot_gov_skip(g);
     else
         mode = aot_gov_period(g, now - k->t_start);
 
+    k->resumed = 0;
     if (aot_gov_decided(g)) {
         aot_explore_release(who);
         k->t_start = now;

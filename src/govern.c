@@ -521,6 +521,26 @@ int aot_gov_skip(struct aot_gov *g)
     return g->cur;
 }
 
+uint64_t aot_gov_quiet(const struct aot_gov *g)
+{
+    uint64_t due;
+
+    if (g->exploring || g->chosen)
+        return 0;
+    if (g->rechecks >= g->p.max_rechecks || g->rechecks >= 62)
+        return UINT64_MAX;
+    /* aot_gov_recheck starts the re-check at the period that makes since reach due */
+    due = (g->p.recheck_after << g->rechecks) + (uint64_t) g->lag;
+    return due > g->since + 1 ? due - g->since - 1 : 0;
+}
+
+void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns)
+{
+    g->periods += n;
+    g->since += n;
+    g->total_ns += ns;
+}
+
 void aot_gov_exclude(struct aot_gov *g, int mode)
 {
     if (mode < 1 || mode >= g->p.nmodes)

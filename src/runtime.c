@@ -42,6 +42,7 @@ int aot_thread_level = MPI_THREAD_SINGLE;
 __thread struct aot_tls aot_tls __attribute__((tls_model("initial-exec")));
 volatile int aot_hooks_armed = AOT_ARM_OFF;
 int aot_fast_armed;
+uint64_t aot_doze_calls;
 int aot_calls_atomic;
 volatile int aot_probes_armed;
 void (*aot_probes_release)(void);

@@ -466,6 +466,79 @@ START_TEST(ranks_stay_in_step)
 }
 END_TEST
 
+/* Quiet stretches.  Rank b runs every stretch its settled governor calls quiet untimed and
+ * credits it (as chains do while they doze, chains/chains.c), then counts the next occurrence
+ * without a period; rank a feeds every period.  During b's stretches a runs natively and
+ * stays settled; at every other occurrence both run the same mode; both start the same number
+ * of re-checks and end with the same count of periods.  A governor that chose a mode watches
+ * it: never quiet. */
+START_TEST(quiet_then_credit)
+{
+    enum { N = 40000 };
+    struct model md = two(100, 120, 0);
+    struct aot_gov_params p;
+    static struct aot_gov a, b;
+    uint64_t t = 0, dozed = 0;
+    int resumed = 0, stretches = 0, skips = 0;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 2;
+    aot_gov_init(&a, &p);
+    aot_gov_init(&b, &p);
+    ck_assert_uint_eq(aot_gov_quiet(&b), 0);            /* exploring */
+    while (t < N) {
+        uint64_t q = resumed ? 0 : aot_gov_quiet(&b);
+        if (q > N - t)
+            q = N - t;
+        if (q >= 2) {
+            for (uint64_t i = 0; i < q; i++) {
+                ck_assert_int_eq(aot_gov_mode(&a), 0);
+                ck_assert(aot_gov_decided(&a));
+                aot_gov_period(&a, (uint64_t) md.base[0]);
+            }
+            aot_gov_credit(&b, q, (double) q * md.base[0]);
+            t += q;
+            dozed += q;
+            stretches++;
+            resumed = 1;
+            continue;
+        }
+        ck_assert_int_eq(aot_gov_mode(&a), aot_gov_mode(&b));
+        ck_assert_int_eq(aot_gov_decided(&a), aot_gov_decided(&b));
+        {
+            const uint64_t ns = (uint64_t) md.base[aot_gov_mode(&a)];
+            aot_gov_period(&a, ns);
+            if (resumed)
+                aot_gov_skip(&b), skips++;
+            else
+                aot_gov_period(&b, ns);
+        }
+        resumed = 0;
+        t++;
+    }
+    ck_assert_int_eq(a.rechecks, p.max_rechecks);
+    ck_assert_int_eq(b.rechecks, a.rechecks);
+    ck_assert_uint_eq(b.periods, a.periods);
+    ck_assert_uint_eq(b.since, a.since);
+    ck_assert_int_eq(aot_gov_choice(&b), 0);
+    ck_assert_uint_eq(aot_gov_quiet(&b), UINT64_MAX);   /* no re-check left */
+    ck_assert_int_ge(stretches, p.max_rechecks);
+    ck_assert(dozed > N / 2);
+    /* the governed time: all but the one period after each stretch, which is not measured */
+    ck_assert_int_ge(skips, stretches - 1);
+    ck_assert(fabs(aot_gov_total_ns(&a) - aot_gov_total_ns(&b) - skips * md.base[0]) < 1);
+
+    md = two(100, 50, 0);                                 /* the candidate wins */
+    aot_gov_init(&b, &p);
+    for (int i = 0; i < 2000; i++) {
+        aot_gov_period(&b, (uint64_t) md.base[aot_gov_mode(&b)]);
+        if (aot_gov_decided(&b))
+            ck_assert_uint_eq(aot_gov_quiet(&b), 0);
+    }
+    ck_assert_int_eq(aot_gov_choice(&b), 1);
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -486,6 +559,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, exploring_is_cheap);
     tcase_add_test(tc, reason_text);
     tcase_add_test(tc, ranks_stay_in_step);
+    tcase_add_test(tc, quiet_then_credit);
     suite_add_tcase(s, tc);
     return s;
 }
