@@ -63,7 +63,8 @@
     X(runs_native)        /* occurrences of safe chains run natively (the governor's choice) */ \
     X(runs_copied)        /* ... with copied sends */ \
     X(runs_guarded)       /* ... as guarded requests */ \
-    X(dozes)              /* stretches a native chain dozed through (aot_ch_doze) */ \
+    X(fast_passes)        /* calls the wrapper's fast path passed to MPI (AOT_CH_FAST_PASS) */ \
+    X(dozes)              /* stretches a native chain or a loop of passes dozed through */ \
     X(dozed_calls)        /* members passed to MPI while their chain dozed */
 
 static struct {
@@ -999,7 +1000,15 @@ static const int aot_ch_doze_fns[] = {
     AOT_FN_MPI_Send, AOT_FN_MPI_Ssend, AOT_FN_MPI_Recv, AOT_FN_MPI_Sendrecv,
 };
 #define AOT_CH_NDOZE_FNS ((int) (sizeof(aot_ch_doze_fns) / sizeof(aot_ch_doze_fns[0])))
+/* A loop whose calls all take the fast path's pass (signatures that can never be members and
+ * that paging passes, struct aot_ch_sig, fast_pass) dozes too: after this many such calls in a
+ * row, the next AOT_CH_PASS_DOZE go to MPI unexamined (counted with reason DOZING); a new
+ * call in that stretch is learned when it ends. */
+#define AOT_CH_PASS_RUN 256u
+#define AOT_CH_PASS_DOZE 4096u
+static unsigned aot_ch_pass_run;        /* fast passes in a row (reset by every other call) */
 static struct {
+    int passes;                 /* a loop of passes dozes (c is NULL) */
     struct aot_ch_chain *c;     /* the dozing chain, NULL: none */
     struct aot_ch_sig *first;   /* its first member */
     uint64_t calls;             /* the stretch, in calls */
@@ -1019,6 +1028,21 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
     const enum aot_pass_reason why =
         aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED : AOT_PASS_NOT_PAYING;
 
+    aot_ch_pass_run = 0;
+    if (aot_ch_dz.passes) {
+        aot_ch_dz.passes = 0;
+        ran = aot_ch_dz.calls - aot_doze_calls;
+        aot_doze_calls = 0;
+        for (int i = 0; i < AOT_CH_NDOZE_FNS; i++) {
+            const int fn = aot_ch_doze_fns[i];
+            const uint64_t n = aot_calls[fn] - aot_ch_dz.at[i] - (fn == counted);
+            if (n)
+                aot_stats_pass_caller_n(fn, AOT_PASS_DOZING, n);
+        }
+        AOT_CH_COUNT(dozed_calls, ran);
+        aot_ch_next = NULL;     /* the previous signature is not known: the general path */
+        return;
+    }
     if (!c)
         return;
     aot_ch_dz.c = NULL;
@@ -1102,6 +1126,22 @@ static void aot_ch_doze(struct aot_ch_chain *c)
     aot_doze_calls = aot_ch_dz.calls;
 }
 
+/* After a fast pass, with nothing armed: the loop dozes once it has passed AOT_CH_PASS_RUN
+ * calls in a row. */
+static void aot_ch_doze_passes(void)
+{
+    if (++aot_ch_pass_run < AOT_CH_PASS_RUN || aot_ch_dz.c || aot_ch_dz.passes ||
+        aot_ch_nreqs || aot_ch_nbusy || (aot_hooks_armed & ~AOT_ARM_TIMING))
+        return;
+    aot_ch_dz.passes = 1;
+    aot_ch_dz.calls = AOT_CH_PASS_DOZE;
+    aot_ch_dz.t0 = aot_now_ns();
+    for (int i = 0; i < AOT_CH_NDOZE_FNS; i++)
+        aot_ch_dz.at[i] = aot_calls[aot_ch_doze_fns[i]];
+    AOT_CH_COUNT(dozes, 1);
+    aot_doze_calls = aot_ch_dz.calls;
+}
+
 /*
  * s, the expected call (its arguments matched), can never be a chain member and paging passes
  * it whatever its state (fast_pass): unless chains hold state that the call must end (then
@@ -1121,8 +1161,10 @@ static void aot_ch_doze(struct aot_ch_chain *c)
         aot_stats_pass_caller((s)->key.fn, (enum aot_pass_reason) (s)->fast_pass); \
         rc_ = (pmpi); \
         aot_ch_next = aot_ch_pass_next(s); \
+        AOT_CH_COUNT(fast_passes, 1); \
         if (armed_ & AOT_ARM_TIMING) \
             aot_stats_time_leave((s)->key.fn); \
+        aot_ch_doze_passes(); \
         return rc_; \
     } while (0)
 
@@ -1175,6 +1217,7 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     if (s->fast_null)
         AOT_CH_COUNT(proc_null_sides, s->fast_null);
     AOT_CH_COUNT(fast_calls, 1);
+    aot_ch_pass_run = 0;
     if ((act & AOT_CH_ACTION) == AOT_CH_LAST)
         aot_ch_complete_all();
     aot_ch_fast_expect(act, s);
@@ -1221,7 +1264,7 @@ int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, in
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c)
+    if (aot_ch_dz.c || aot_ch_dz.passes)
         aot_ch_wake(fn);     /* the stretch is used up, or a hook was armed */
     s = aot_ch_next;
 
@@ -1239,7 +1282,7 @@ int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int 
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c)
+    if (aot_ch_dz.c || aot_ch_dz.passes)
         aot_ch_wake(AOT_FN_MPI_Recv);     /* the stretch is used up, or a hook was armed */
     s = aot_ch_next;
 
@@ -1259,7 +1302,7 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c)
+    if (aot_ch_dz.c || aot_ch_dz.passes)
         aot_ch_wake(AOT_FN_MPI_Sendrecv);     /* the stretch is used up, or a hook was armed */
     s = aot_ch_next;
 
@@ -1280,8 +1323,6 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
 
 void aot_chains_enter(int fn)
 {
-    if (aot_ch_dz.c)
-        aot_ch_wake(fn);
     aot_ch_next = NULL;
     if (aot_ch_probe_on)
         aot_ch_probe_lift();
@@ -1304,7 +1345,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c)
+    if (aot_ch_dz.c || aot_ch_dz.passes)
         aot_ch_wake(c->fn);
     s = aot_ch_signature(c);
     const struct aot_ch_chain *ran;
@@ -1321,8 +1362,14 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
         if (aot_ch_boundary() & AOT_CH_BROKE)
             aot_ch_complete_all();
         aot_ch_next = s ? aot_ch_pass_next(s) : NULL;
+        /* a call the fast path did not predict, but a pass all the same */
+        if (s && s->fast_pass)
+            aot_ch_doze_passes();
+        else
+            aot_ch_pass_run = 0;
         return AOT_CHAINS_DECLINED;
     }
+    aot_ch_pass_run = 0;
     ran = aot_ch_L.active;           /* after its last member the learner forgets it */
     act = aot_ch_learn_call(&aot_ch_L, s->id);
     if (act & AOT_CH_BROKE)

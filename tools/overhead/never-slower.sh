@@ -4,6 +4,10 @@
 # supports them (sor, cg, multigrid, ring: the blocking exchange under autoopt, the same code
 # through PMPI_* and the hand-written MPI_Isend code take turns of -b iterations on the same
 # ranks); bucket-sort alternates separate runs, native and under autoopt, REPS times.
+# Each turn example runs REPS times under the default and REPS times with AUTOOPT_DISABLE=1,
+# alternating: the second is the instrument's zero (the blocking code through autoopt's
+# wrappers doing nothing against the same code through PMPI_*: the two compiled copies and the
+# order of the turns alone), and the summary line gives the median of each ratio.
 # Every mode runs with the yield-when-idle library when the ranks outnumber the cores.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
@@ -20,17 +24,32 @@ pre_aot=$lib${yield:+:$yield}
 
 echo "# never-slower: $(date -u +%FT%TZ), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
      "$np ranks, shared memory, $(nproc) cores, yield-when-idle: ${yield:+on}${yield:-off}, load $(cut -d' ' -f1-3 /proc/loadavg)"
-turns() {   # label program args... -> the turn lines and the ratios
-    local label=$1 out
+one_turn() {   # VAR=VALUE program args... -> "default/native isend/native" of one job (turn lines: stderr)
+    local setting=$1 out
     shift
-    out=$(env LD_PRELOAD="$pre_aot" "$mpiexec" -n "$np" "$@" 2>&1) || { echo "$out"; exit 1; }
-    echo "$out" | grep -E "checksum=|turn mode=" | sed "s/^/$label: /"
-    echo "$out" | awk -v l="$label" '/turn mode=/ { split($3, m, "="); sub(/@pmpi/, "@pmpi", m[2]);
+    out=$(env $setting LD_PRELOAD="$pre_aot" "$mpiexec" -n "$np" "$@" 2>&1) || { echo "$out" >&2; exit 1; }
+    echo "$out" | grep -E "turn mode=" | sed "s/^/  [$setting] /" >&2 || true
+    echo "$out" | awk '/turn mode=/ { split($3, m, "=");
         for (i = 1; i <= NF; i++) if ($i ~ /^avg_iter_us=/) { split($i, v, "="); t[m[2]] = v[2] } }
         END { for (k in t) if (k !~ /@pmpi/) a = t[k];
               for (k in t) if (k ~ /@pmpi/ && k !~ /^isend|^overlap/) n = t[k];
               for (k in t) if (k ~ /^isend@pmpi/) h = t[k];
-              printf "%s: default/native %.3f  isend/native %.3f\n", l, a / n, h / n }'
+              printf "%.3f %.3f\n", a / n, h / n }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+turns() {   # label program args... -> every run's ratios, then the medians
+    local label=$1 d z h r line
+    shift
+    d="" z="" h=""
+    for r in $(seq 1 "$reps"); do
+        line=$(one_turn "NEVER_SLOWER=default" "$@")
+        d="$d ${line% *}" h="$h ${line#* }"
+        line=$(one_turn "AUTOOPT_DISABLE=1" "$@")
+        z="$z ${line% *}"
+        echo "$label: rep $r default/native ${d##* } disabled/native ${z##* }"
+    done
+    printf "%s: median of %d: default/native %s  disabled/native %s  isend/native %s\n" "$label" "$reps" \
+        "$(echo $d | tr ' ' '\n' | median)" "$(echo $z | tr ' ' '\n' | median)" "$(echo $h | tr ' ' '\n' | median)"
 }
 for n in 128 256 512 1024 2048; do
     case $n in 128) i=4000 ;; 256) i=2000 ;; 512) i=1000 ;; 1024) i=300 ;; *) i=100 ;; esac
