@@ -12,6 +12,10 @@
 
 #include "aot_govern.h"
 
+/* A candidate that lost by more than this factor over whole windows sits out every other
+ * scheduled re-check: its slot runs natively, as for a candidate passed over.  (One cut short
+ * does not: a cut needs only two slow periods, which outliers can give.) */
+#define AOT_GOV_FAR_LOSS 1.2
 /* A relative spread below this is timer resolution, not knowledge. */
 #define AOT_GOV_MIN_SPREAD 0.005
 /* The relative spread a site is assumed to have before its windows show it. */
@@ -196,6 +200,12 @@ static int aot_gov_next(struct aot_gov *g, int *passed)
         if (m->prior_ns > g->nat_level) {
             m->verdict = AOT_GOV_SKIPPED;
             m->todo = 0;
+            ++*passed;
+            continue;
+        }
+        if (g->rechecks % 2 == 1 && !g->trigger_round && m->verdict == AOT_GOV_LOST &&
+            m->ratio > AOT_GOV_FAR_LOSS) {
+            m->todo = 0;                /* keeps its verdict */
             ++*passed;
             continue;
         }

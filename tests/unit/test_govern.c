@@ -539,6 +539,38 @@ START_TEST(quiet_then_credit)
 }
 END_TEST
 
+/* A candidate that lost by more than AOT_GOV_FAR_LOSS sits out every other re-check (its slot
+ * runs natively); one that lost narrowly runs in every exploration. */
+START_TEST(far_loser_sits_out)
+{
+    static const double cand[2] = {130, 110};
+    for (int c = 0; c < 2; c++) {
+        struct model md = two(100, cand[c], 0);
+        struct aot_gov_params p;
+        static struct aot_gov g;
+        int ran[8] = {0}, explo = 0, was_exploring = 1;
+
+        aot_gov_params_default(&p);
+        p.nmodes = 2;
+        aot_gov_init(&g, &p);
+        for (int t = 0; t < 4000 && explo < 4; t++) {
+            int k = aot_gov_mode(&g), exploring = !aot_gov_decided(&g);
+            if (exploring && !was_exploring)
+                explo++;
+            was_exploring = exploring;
+            ran[explo] |= exploring && k == 1;
+            aot_gov_period(&g, (uint64_t) md.base[k]);
+        }
+        ck_assert_int_ge(explo, 3);
+        ck_assert_int_eq(aot_gov_choice(&g), 0);
+        ck_assert_msg(ran[0] && ran[2], "%.0f: the first exploration and re-check 2 run it",
+                      cand[c]);
+        ck_assert_msg(ran[1] == (c == 1) && ran[3] == (c == 1),
+                      "%.0f: re-checks 1 and 3 %s it", cand[c], c ? "run" : "skip");
+    }
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -560,6 +592,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, reason_text);
     tcase_add_test(tc, ranks_stay_in_step);
     tcase_add_test(tc, quiet_then_credit);
+    tcase_add_test(tc, far_loser_sits_out);
     suite_add_tcase(s, tc);
     return s;
 }
