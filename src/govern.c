@@ -284,7 +284,9 @@ static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
     } else {
         m->verdict = AOT_GOV_LOST;
         m->unclear = 1;
-        m->todo = m->tries < AOT_GOV_MAX_TRIES;
+        /* futility: after two windows a candidate no faster than native on average would need
+         * the next windows to turn round by more than the margin; it stops here */
+        m->todo = m->tries < AOT_GOV_MAX_TRIES && !(m->tries >= 2 && ratio >= 1);
     }
 }
 

@@ -571,6 +571,35 @@ START_TEST(far_loser_sits_out)
 }
 END_TEST
 
+/* Futility: a candidate that is no faster than native on average after two windows of one
+ * exploration gets no further window, even when its scatter leaves the verdict unclear
+ * (before the rule such a candidate ran AOT_GOV_MAX_TRIES windows).  Native's periods are
+ * 100 us; the candidate's cycle through 90, 112, 200, 200 us: the level of a window (the mean
+ * of its faster half) is 101, and the faster half's scatter is wide. */
+START_TEST(futile_candidate_stops)
+{
+    struct aot_gov_params p;
+    static struct aot_gov g;
+    int t, n1 = 0;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 2;
+    p.allowance = 100;              /* the budget never stops it: only the verdicts do */
+    aot_gov_init(&g, &p);
+    for (t = 0; t < 2000 && !aot_gov_decided(&g); t++) {
+        const int k = aot_gov_mode(&g);
+        n1 += k == 1;
+        aot_gov_period(&g, (uint64_t) ((k == 0 ? 100 : (n1 % 4 == 0 ? 90 : n1 % 4 == 1 ? 112 : 200)) * US));
+    }
+    ck_assert(aot_gov_decided(&g));
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    ck_assert_msg(g.m[1].unclear, "the candidate's verdict is clear (ratio %.3f): no test",
+                  g.m[1].ratio);
+    ck_assert_int_eq(g.m[1].tries, 2);
+    ck_assert(g.m[1].ratio >= 1);
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -593,6 +622,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, ranks_stay_in_step);
     tcase_add_test(tc, quiet_then_credit);
     tcase_add_test(tc, far_loser_sits_out);
+    tcase_add_test(tc, futile_candidate_stops);
     suite_add_tcase(s, tc);
     return s;
 }
