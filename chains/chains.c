@@ -1016,48 +1016,67 @@ static struct {
     uint64_t at[AOT_CH_NDOZE_FNS];  /* aot_calls of the fast functions then */
 } aot_ch_dz;
 
-/* Brings everything a dozing chain skipped up to date.  counted: the function of the call that
- * woke it, which its wrapper has counted already, or -1.  The next call takes the fast path if
- * it is the chain's first member (woken between occurrences), else the general path. */
-static __attribute__((noinline)) void aot_ch_wake(int counted)
+/* Whether a chain or a loop of passes dozes (a stretch may be used up: the next call that
+ * reaches chains wakes it). */
+static inline int aot_ch_dozing(void)
 {
-    struct aot_ch_chain *c = aot_ch_dz.c;
-    struct aot_ch_run *r;
-    uint64_t ran, done, occ;
-    int pos;
-    const enum aot_pass_reason why =
-        aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED : AOT_PASS_NOT_PAYING;
+    return aot_ch_dz.c != NULL || aot_ch_dz.passes;
+}
 
-    aot_ch_pass_run = 0;
-    if (aot_ch_dz.passes) {
-        aot_ch_dz.passes = 0;
-        ran = aot_ch_dz.calls - aot_doze_calls;
-        aot_doze_calls = 0;
-        for (int i = 0; i < AOT_CH_NDOZE_FNS; i++) {
-            const int fn = aot_ch_doze_fns[i];
-            const uint64_t n = aot_calls[fn] - aot_ch_dz.at[i] - (fn == counted);
-            if (n)
-                aot_stats_pass_caller_n(fn, AOT_PASS_DOZING, n);
-        }
-        AOT_CH_COUNT(dozed_calls, ran);
-        aot_ch_next = NULL;     /* the previous signature is not known: the general path */
-        return;
-    }
-    if (!c)
-        return;
-    aot_ch_dz.c = NULL;
-    ran = aot_ch_dz.calls - aot_doze_calls;
+/* A stretch of calls starts: the wrappers pass the next `calls` fast-function calls to MPI. */
+static void aot_ch_doze_begin(uint64_t calls)
+{
+    aot_ch_dz.calls = calls;
+    aot_ch_dz.t0 = aot_now_ns();
+    for (int i = 0; i < AOT_CH_NDOZE_FNS; i++)
+        aot_ch_dz.at[i] = aot_calls[aot_ch_doze_fns[i]];
+    AOT_CH_COUNT(dozes, 1);
+    aot_doze_calls = calls;
+}
+
+/* The stretch ends: its calls are counted as passed with reason why (counted: the function of
+ * the call that ended it, which its wrapper has counted already, or -1); returns how many ran. */
+static uint64_t aot_ch_doze_end(int counted, enum aot_pass_reason why)
+{
+    const uint64_t ran = aot_ch_dz.calls - aot_doze_calls;
+
     aot_doze_calls = 0;
-    r = c->run;
-    done = ran / (uint64_t) c->n;
-    pos = (int) (ran % (uint64_t) c->n);
-    occ = done + (pos > 0);
+    aot_ch_pass_run = 0;
     for (int i = 0; i < AOT_CH_NDOZE_FNS; i++) {
         const int fn = aot_ch_doze_fns[i];
         const uint64_t n = aot_calls[fn] - aot_ch_dz.at[i] - (fn == counted);
         if (n)
             aot_stats_pass_caller_n(fn, why, n);
     }
+    AOT_CH_COUNT(dozed_calls, ran);
+    return ran;
+}
+
+/* Brings everything a dozing chain or loop of passes skipped up to date (counted: as for
+ * aot_ch_doze_end).  The next call takes the fast path if it is the chain's first member
+ * (woken between occurrences), else the general path. */
+static __attribute__((noinline)) void aot_ch_wake(int counted)
+{
+    struct aot_ch_chain *c = aot_ch_dz.c;
+    struct aot_ch_run *r;
+    uint64_t ran, done, occ;
+    int pos;
+
+    if (aot_ch_dz.passes) {
+        aot_ch_dz.passes = 0;
+        aot_ch_doze_end(counted, AOT_PASS_DOZING);
+        aot_ch_next = NULL;     /* the previous signature is not known: the general path */
+        return;
+    }
+    if (!c)
+        return;
+    aot_ch_dz.c = NULL;
+    ran = aot_ch_doze_end(counted, aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED
+                                                                  : AOT_PASS_NOT_PAYING);
+    r = c->run;
+    done = ran / (uint64_t) c->n;
+    pos = (int) (ran % (uint64_t) c->n);
+    occ = done + (pos > 0);
     for (int i = 0; i < c->n; i++) {
         struct aot_ch_sig *s = aot_ch_sig_by_id(c->members[i]);
         const uint64_t n = done + (i < pos);
@@ -1067,7 +1086,6 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
         if (s->fast_null)
             AOT_CH_COUNT(proc_null_sides, (uint64_t) s->fast_null * n);
     }
-    AOT_CH_COUNT(dozed_calls, ran);
     AOT_CH_COUNT(fast_calls, ran);
     c->starts += occ;
     c->completions += done;
@@ -1118,12 +1136,7 @@ static void aot_ch_doze(struct aot_ch_chain *c)
         return;
     aot_ch_dz.c = c;
     aot_ch_dz.first = first;
-    aot_ch_dz.calls = (q < AOT_CH_DOZE_MAX ? q : AOT_CH_DOZE_MAX) * (uint64_t) c->n;
-    aot_ch_dz.t0 = aot_now_ns();
-    for (int i = 0; i < AOT_CH_NDOZE_FNS; i++)
-        aot_ch_dz.at[i] = aot_calls[aot_ch_doze_fns[i]];
-    AOT_CH_COUNT(dozes, 1);
-    aot_doze_calls = aot_ch_dz.calls;
+    aot_ch_doze_begin((q < AOT_CH_DOZE_MAX ? q : AOT_CH_DOZE_MAX) * (uint64_t) c->n);
 }
 
 /* After a fast pass, with nothing armed: the loop dozes once it has passed AOT_CH_PASS_RUN
@@ -1134,12 +1147,7 @@ static void aot_ch_doze_passes(void)
         aot_ch_nreqs || aot_ch_nbusy || (aot_hooks_armed & ~AOT_ARM_TIMING))
         return;
     aot_ch_dz.passes = 1;
-    aot_ch_dz.calls = AOT_CH_PASS_DOZE;
-    aot_ch_dz.t0 = aot_now_ns();
-    for (int i = 0; i < AOT_CH_NDOZE_FNS; i++)
-        aot_ch_dz.at[i] = aot_calls[aot_ch_doze_fns[i]];
-    AOT_CH_COUNT(dozes, 1);
-    aot_doze_calls = aot_ch_dz.calls;
+    aot_ch_doze_begin(AOT_CH_PASS_DOZE);
 }
 
 /*
@@ -1264,7 +1272,7 @@ int aot_chains_fast_send(int fn, const void *buf, int count, MPI_Datatype dt, in
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c || aot_ch_dz.passes)
+    if (aot_ch_dozing())
         aot_ch_wake(fn);     /* the stretch is used up, or a hook was armed */
     s = aot_ch_next;
 
@@ -1282,7 +1290,7 @@ int aot_chains_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int 
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c || aot_ch_dz.passes)
+    if (aot_ch_dozing())
         aot_ch_wake(AOT_FN_MPI_Recv);     /* the stretch is used up, or a hook was armed */
     s = aot_ch_next;
 
@@ -1302,7 +1310,7 @@ int aot_chains_fast_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c || aot_ch_dz.passes)
+    if (aot_ch_dozing())
         aot_ch_wake(AOT_FN_MPI_Sendrecv);     /* the stretch is used up, or a hook was armed */
     s = aot_ch_next;
 
@@ -1345,7 +1353,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
 {
     struct aot_ch_sig *s;
 
-    if (aot_ch_dz.c || aot_ch_dz.passes)
+    if (aot_ch_dozing())
         aot_ch_wake(c->fn);
     s = aot_ch_signature(c);
     const struct aot_ch_chain *ran;

@@ -430,10 +430,16 @@ static int aot_gov_clearly_worse(const struct aot_gov *g)
 /* The scheduled re-explorations, counted in occurrences from the decision, plus the slots of
  * the candidates the exploration passed over at its end (lag): a rank that ran them decided
  * that much later, and both start the re-check together. */
+static uint64_t aot_gov_recheck_due(const struct aot_gov *g)
+{
+    if (g->rechecks >= g->p.max_rechecks || g->rechecks >= 62)
+        return UINT64_MAX;              /* none left */
+    return (g->p.recheck_after << g->rechecks) + (uint64_t) g->lag;
+}
+
 static void aot_gov_recheck(struct aot_gov *g)
 {
-    if (g->rechecks < g->p.max_rechecks && g->rechecks < 62 &&
-        g->since >= (g->p.recheck_after << g->rechecks) + (uint64_t) g->lag) {
+    if (g->since >= aot_gov_recheck_due(g)) {
         g->rechecks++;
         aot_gov_start(g, g->p.window << (g->rechecks < 8 ? g->rechecks : 8));
         g->trigger_round = 0;
@@ -535,14 +541,13 @@ int aot_gov_skip(struct aot_gov *g)
 
 uint64_t aot_gov_quiet(const struct aot_gov *g)
 {
-    uint64_t due;
+    const uint64_t due = aot_gov_recheck_due(g);
 
     if (g->exploring || g->chosen)
         return 0;
-    if (g->rechecks >= g->p.max_rechecks || g->rechecks >= 62)
+    if (due == UINT64_MAX)
         return UINT64_MAX;
     /* aot_gov_recheck starts the re-check at the period that makes since reach due */
-    due = (g->p.recheck_after << g->rechecks) + (uint64_t) g->lag;
     return due > g->since + 1 ? due - g->since - 1 : 0;
 }
 
