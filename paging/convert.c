@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "aot_calib.h"
 #include "paging.h"
 
 /* ---------------------------------------------------------------- the parts of a call */
@@ -112,12 +113,32 @@ static void aot_pg_page_resolve(const struct aot_pg_part *p, int kind)
 }
 
 
+/* Whether a pending guarded request of this kind owns bytes on p's pages. */
+static int aot_pg_page_busy(const struct aot_pg_part *p, int kind)
+{
+    for (int i = 0; i < aot_pg_nslots && p->nruns; i++) {
+        const struct aot_pg_req *r = &aot_pg_reqs[i];
+        if (r->state && r->kind == kind && r->guarded &&
+            aot_pg_runs_meet(r->runs, r->nruns, p->runs, p->nruns))
+            return 1;
+    }
+    return 0;
+}
+
+
 /* ---------------------------------------------------------------- posting */
 
 /* Sends up to this size are copied into a private snapshot and sent from there: the copy
  * costs less than guarding (docs/paging.md), the program may write the buffer at once, and the
  * send never shares a page with a receive guard. */
 #define AOT_PG_SNAPSHOT_MAX ((size_t) 16 << 10)
+/* Larger sends are copied too, up to this size, where the calibration says a copy costs less
+ * than guarding their pages (aot_calib_copy_beats_guard: on these machines at every size), and
+ * where their pages meet a pending guarded receive, instead of waiting for that receive: a halo
+ * exchange's rows share pages with the ghost rows the same exchange receives (sor: the row
+ * sent down shares a page with the row received from below), and waiting serialised the
+ * exchange as blocking calls would. */
+#define AOT_PG_SNAPSHOT_BIG ((size_t) 4 << 20)
 
 /* Copies the part into a snapshot; returns 0, or -1 without memory. */
 static int aot_pg_snapshot(struct aot_pg_req *r, struct aot_pg_part *p)
@@ -296,9 +317,14 @@ static int aot_pg_convert_inner(struct aot_pg_call *c)
         aot_pg_part_resolve(&c->r, AOT_PG_RECV);
     if (c->has_s) {
         /* a send is copied when small, for MPI_Sendrecv_replace, and when its pages meet the
-         * receive of the same call; a guarded send waits for earlier receives on its pages */
+         * receive of the same call; up to AOT_PG_SNAPSHOT_BIG, when a copy is cheaper than a
+         * guard and when its pages meet a pending guarded receive; a guarded send waits for
+         * earlier receives on its pages */
         snapshot = c->s.bytes <= AOT_PG_SNAPSHOT_MAX || c->replace || c->copy ||
-                   (c->has_r && aot_pg_runs_meet(c->s.runs, c->s.nruns, c->r.runs, c->r.nruns));
+                   (c->has_r && aot_pg_runs_meet(c->s.runs, c->s.nruns, c->r.runs, c->r.nruns)) ||
+                   (c->s.bytes <= AOT_PG_SNAPSHOT_BIG &&
+                    (aot_calib_copy_beats_guard(c->s.bytes) ||
+                     aot_pg_page_busy(&c->s, AOT_PG_RECV)));
         if (!snapshot)
             aot_pg_page_resolve(&c->s, AOT_PG_RECV);
     }

@@ -36,4 +36,11 @@ void aot_calib_measure(void);
  * each): guard_ns + (pages - 1) x guard_page_ns; 0 when not measured. */
 double aot_calib_guard_cost(size_t pages);
 
+/* The calibrated cost of copying `bytes` (copy_ns_per_kib); 0 when not measured. */
+double aot_calib_copy_cost(size_t bytes);
+
+/* Whether copying `bytes` costs less than guarding the pages they may span (one more than
+ * they fill, as a buffer need not start on a page); 0 when not measured. */
+int aot_calib_copy_beats_guard(size_t bytes);
+
 #endif /* AOT_CALIB_H_INCLUDED */

@@ -137,7 +137,7 @@ void aot_gov_init(struct aot_gov *g, const struct aot_gov_params *p);
 /* The caller knows a mode cannot be run for this site (e.g. guarded impossible): never chosen. */
 void aot_gov_exclude(struct aot_gov *g, int mode);
 /* Optional: a prior estimate of a mode's extra cost per period in ns over native (e.g. the
- * calibrated cost of its mprotect calls).  A mode whose prior exceeds the native period
+ * calibrated cost of its mprotect calls).  A mode whose prior exceeds half the native period
  * measured is not explored (the reason says so); otherwise the prior is the loss its first
  * period is expected to cost (the budget must cover it before the mode starts). */
 void aot_gov_prior(struct aot_gov *g, int mode, double extra_ns);
@@ -151,13 +151,16 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns);
  * work between two occurrences): it counts in the schedule, as a period would, but is not
  * scored.  Returns the mode for the occurrence starting now. */
 int aot_gov_skip(struct aot_gov *g);
-/* Occurrences from now that a governor settled on native would run natively without looking
- * at their periods: those before its next scheduled re-check, UINT64_MAX when none is left;
- * 0 while it explores or runs a chosen mode (which it watches).  A caller may run that many
+/* Occurrences from now that run natively without the governor looking at their periods:
+ * settled on native, those before its next scheduled re-check (UINT64_MAX when none is left);
+ * exploring, the native filler left after this occurrence (a slot passed over); 0 while a
+ * window measures or a chosen mode runs (which it watches).  A caller may run that many
  * occurrences without timing them and then report them with aot_gov_credit. */
 uint64_t aot_gov_quiet(const struct aot_gov *g);
 /* n occurrences (n <= aot_gov_quiet) that ran natively in ns in all, not timed one by one:
- * the schedule counts them as aot_gov_skip would, and the governed time includes them. */
+ * the schedule counts them as aot_gov_skip would, and the governed time includes them, at
+ * most n times native's measured level (a stretch may span other work, which is not the
+ * site's time: the budget is a fraction of the site's own). */
 void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns);
 /* Whether the governor has settled (not exploring now). */
 int aot_gov_decided(const struct aot_gov *g);

@@ -137,3 +137,17 @@ double aot_calib_guard_cost(size_t pages)
         return 0;
     return aot_calib.guard_ns + (double) (pages - 1) * aot_calib.guard_page_ns;
 }
+
+double aot_calib_copy_cost(size_t bytes)
+{
+    if (!aot_calib.measured)
+        return 0;
+    return aot_calib.copy_ns_per_kib * (double) bytes / 1024.0;
+}
+
+int aot_calib_copy_beats_guard(size_t bytes)
+{
+    const size_t pages = (bytes + 4095) / 4096 + 1;
+
+    return aot_calib.measured && aot_calib_copy_cost(bytes) < aot_calib_guard_cost(pages);
+}

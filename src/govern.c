@@ -16,12 +16,22 @@
  * scheduled re-check: its slot runs natively, as for a candidate passed over.  (One cut short
  * does not: a cut needs only two slow periods, which outliers can give.) */
 #define AOT_GOV_FAR_LOSS 1.2
+/* A mode whose prior (its expected extra cost per period) exceeds this share of native's
+ * period is not tried: to pay it would have to save more than that share of the period by
+ * overlapping communication, and a period that waits that long is rare (guarded chains on
+ * shared memory, sor n=256: prior 27 us of a 46 us period, measured 1.4-1.7x native). */
+#define AOT_GOV_PRIOR_SHARE 0.5
 /* A relative spread below this is timer resolution, not knowledge. */
 #define AOT_GOV_MIN_SPREAD 0.005
 /* The relative spread a site is assumed to have before its windows show it. */
 #define AOT_GOV_PRIOR_SPREAD 0.05
 /* Standard errors between a verdict and the threshold. */
 #define AOT_GOV_Z 2.0
+/* ... for a candidate whose calibrated cost (prior) is at most the margin of native's period:
+ * a mistaken win costs it little (and its watch catches it), while the platforms where such a
+ * mode pays (large messages on a network) are the noisiest, where two standard errors take
+ * more windows than a run of a few hundred iterations has. */
+#define AOT_GOV_Z_CHEAP 1.0
 
 void aot_gov_params_default(struct aot_gov_params *p)
 {
@@ -161,15 +171,17 @@ void aot_gov_init(struct aot_gov *g, const struct aot_gov_params *p)
 }
 
 /* What a candidate must be able to lose before it may start: a period like its latest
- * window's typical one, at least a tenth of native's period; for one never run (nothing bounds
- * its cost yet), the whole allowance and twice the typical loss of the worst mode seen; its
- * prior. */
+ * window's typical one, at least a tenth of native's period; for one never run, its prior if
+ * it has one, else (nothing bounds its cost yet) the whole allowance and twice the typical loss
+ * of the worst mode seen; at least its prior. */
 static double aot_gov_need(const struct aot_gov *g, int k)
 {
     double need = 0.1 * g->nat_level;
 
     if (g->m[k].ran) {
         need = fmax(need, g->m[k].loss_last);
+    } else if (g->m[k].prior_ns >= 0) {
+        /* its calibrated cost bounds what its first period is expected to lose */
     } else {
         double worst = 0;
         for (int j = 1; j < g->p.nmodes; j++)
@@ -197,7 +209,7 @@ static int aot_gov_next(struct aot_gov *g, int *passed)
         struct aot_gov_mode *m = &g->m[k];
         if (!m->todo)
             continue;
-        if (m->prior_ns > g->nat_level) {
+        if (m->prior_ns > AOT_GOV_PRIOR_SHARE * g->nat_level) {
             m->verdict = AOT_GOV_SKIPPED;
             m->todo = 0;
             ++*passed;
@@ -248,13 +260,20 @@ static void aot_gov_finish(struct aot_gov *g)
     aot_gov_open(g, best);
 }
 
+static double aot_gov_z(const struct aot_gov *g, int k)
+{
+    const double prior = g->m[k].prior_ns;
+
+    return prior >= 0 && prior <= g->p.margin * g->nat_level ? AOT_GOV_Z_CHEAP : AOT_GOV_Z;
+}
+
 /* A candidate's window scored against the native windows before (b) and after (a) it. */
 static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
 {
     struct aot_gov_mode *m = &g->m[k];
     double level = 0.5 * (la + g->pend_nlevel), r = g->pend_level / level;
     double sn = aot_gov_spread(g), sc = fmax(sn, g->pend_spread) * r;
-    double ratio, se, thr = 1 - g->p.margin;
+    double ratio, se, thr = 1 - g->p.margin, z = aot_gov_z(g, k);
 
     /* The noise of a window's level: the site's spread pooled over all its windows (four
      * periods say little about it), a candidate's own if larger.  1.36: the variance of the
@@ -275,18 +294,27 @@ static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
     m->ratio = ratio;
     m->period_ns = m->psum / m->tries;
     m->unclear = 0;
-    if (ratio + AOT_GOV_Z * se < thr) {
+    if (ratio + z * se < thr && m->tries < 2 && ratio > thr - 4 * g->p.margin) {
+        /* a narrow win in one window: one more window confirms it (a rank's noise alone
+         * gives such wins now and then, and a false winner runs until it is caught) */
+        m->verdict = AOT_GOV_LOST;
+        m->unclear = 1;
+        m->todo = 1;
+    } else if (ratio + z * se < thr) {
         m->verdict = AOT_GOV_WON;
         m->todo = 0;
-    } else if (ratio - AOT_GOV_Z * se > thr) {
+    } else if (ratio - z * se > thr) {
         m->verdict = AOT_GOV_LOST;
         m->todo = 0;
     } else {
         m->verdict = AOT_GOV_LOST;
         m->unclear = 1;
-        /* futility: after two windows a candidate no faster than native on average would need
-         * the next windows to turn round by more than the margin; it stops here */
-        m->todo = m->tries < AOT_GOV_MAX_TRIES && !(m->tries >= 2 && ratio >= 1);
+        /* futility: a candidate that on average does not beat native by the margin would
+         * need its next windows to turn round; it stops after two windows, and after one at
+         * a re-check (it had its windows at the first exploration, and re-checks' windows
+         * are longer) */
+        m->todo = m->tries < AOT_GOV_MAX_TRIES &&
+                  !(m->tries >= (g->rechecks > 0 ? 1 : 2) && ratio >= thr);
     }
 }
 
@@ -427,6 +455,19 @@ static int aot_gov_clearly_worse(const struct aot_gov *g)
     return t > g->nat_level * (1 + far) && t > 1.1 * g->nat_max;
 }
 
+/* The window running is a re-check of a candidate that lost by more than AOT_GOV_FAR_LOSS
+ * over whole windows, and its periods so far are as far above native's level. */
+static int aot_gov_still_far(const struct aot_gov *g)
+{
+    const struct aot_gov_mode *m = &g->m[g->wmode];
+    double x[AOT_GOV_MAX_WINDOW], spread;
+
+    if (m->verdict != AOT_GOV_LOST || m->unclear || m->tries || !(m->ratio > AOT_GOV_FAR_LOSS))
+        return 0;
+    memcpy(x, g->wbuf, sizeof(x[0]) * (size_t) g->wn);
+    return aot_gov_stat(x, g->wn, &spread) > AOT_GOV_FAR_LOSS * g->nat_level;
+}
+
 /* The scheduled re-explorations, counted in occurrences from the decision, plus the slots of
  * the candidates the exploration passed over at its end (lag): a rank that ran them decided
  * that much later, and both start the re-check together. */
@@ -519,6 +560,17 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
             aot_gov_cut(g, t);
             return g->cur;
         }
+        if (scored && g->wn == g->p.window && g->win > g->p.window && aot_gov_still_far(g)) {
+            /* a far loser still far: its window is as long as the first exploration's, the
+             * rest of its slot is native filler */
+            int rest = aot_gov_slot(g) - g->wseen;
+            aot_gov_close(g);
+            if (rest > 0) {
+                g->fill = rest;
+                g->fill_next = 0;
+            }
+            return g->cur;
+        }
     }
     if (g->wseen >= aot_gov_slot(g))
         aot_gov_close(g);
@@ -543,7 +595,11 @@ uint64_t aot_gov_quiet(const struct aot_gov *g)
 {
     const uint64_t due = aot_gov_recheck_due(g);
 
-    if (g->exploring || g->chosen)
+    /* native filler of an exploration: unscored, so it need not be timed; the occurrence that
+     * ends it (aot_gov_fill) opens the next window and is fed as usual */
+    if (g->exploring)
+        return g->fill > 1 ? (uint64_t) g->fill - 1 : 0;
+    if (g->chosen)
         return 0;
     if (due == UINT64_MAX)
         return UINT64_MAX;
@@ -554,8 +610,16 @@ uint64_t aot_gov_quiet(const struct aot_gov *g)
 void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns)
 {
     g->periods += n;
-    g->since += n;
+    /* the governed time is the site's: a stretch that spanned other work (another phase, a
+     * benchmark's other turns) counts as n native periods, as aot_gov_skip leaves an
+     * interruption out */
+    if (g->nat_valid && ns > (double) n * g->nat_level)
+        ns = (double) n * g->nat_level;
     g->total_ns += ns;
+    if (!g->exploring)
+        g->since += n;
+    else if (g->fill > 0)
+        g->fill -= (int) (n < (uint64_t) g->fill ? n : (uint64_t) g->fill - 1);
 }
 
 void aot_gov_exclude(struct aot_gov *g, int mode)
@@ -674,8 +738,8 @@ int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf,
         case AOT_GOV_SKIPPED:
             aot_gov_time(a, sizeof(a), m->prior_ns);
             aot_gov_time(b, sizeof(b), g->nat_level);
-            AOT_GOV_PUT("%s not tried: its calibrated cost %s exceeds the %s period", names[k],
-                        a, b);
+            AOT_GOV_PUT("%s not tried: its calibrated cost %s exceeds half the %s period",
+                        names[k], a, b);
             break;
         default:
             AOT_GOV_PUT("%s not tried yet: waits for exploration budget", names[k]);
