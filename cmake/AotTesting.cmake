@@ -8,11 +8,13 @@
 # aot_add_mpi_test(<name> NP <n> COMMAND <target-or-path> [args...]
 #                  [MODES native|preload|inject ...]   default: preload
 #                  [ENV VAR=value ...] [LABELS ...] [TIMEOUT s]
-#                  [PASS_REGEX re] [FAIL_REGEX re] [WILL_FAIL])
+#                  [PASS_REGEX re] [FAIL_REGEX re] [WILL_FAIL] [EXIT_NONZERO])
 #   Registers one CTest test per mode, named <name>.<mode>. "preload" puts libautoopt.so in
 #   LD_PRELOAD of mpiexec (so mpiexec itself runs with it, as users run it); "inject" runs the
 #   <target>-inject build. With more ranks than AOT_TEST_YIELD_ABOVE every mode also preloads
 #   the yield-when-idle library from tools/yield (the same policy for every mode; see below).
+#   With PASS_REGEX a non-zero exit status fails the test too (CTest alone would ignore it);
+#   EXIT_NONZERO: the program must exit non-zero (a usage error, a failed check it reports).
 
 # Test jobs of more ranks than AOT_TEST_YIELD_ABOVE preload the yield-when-idle library.  The
 # suite runs its jobs side by side (ctest -j4 on 2 cores), so a job has fewer cores than ranks
@@ -72,7 +74,7 @@ else()
 endif()
 
 function(aot_add_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL" "NP;TIMEOUT;PASS_REGEX;FAIL_REGEX"
+  cmake_parse_arguments(T "WILL_FAIL;EXIT_NONZERO" "NP;TIMEOUT;PASS_REGEX;FAIL_REGEX"
                         "COMMAND;MODES;ENV;LABELS" ${ARGN})
   if(NOT T_NP)
     set(T_NP 1)
@@ -111,15 +113,35 @@ function(aot_add_mpi_test name)
     if(preload)
       list(APPEND env "LD_PRELOAD=${preload}")
     endif()
-    add_test(NAME ${name}.${mode}
-             COMMAND ${MPIEXEC_EXECUTABLE} -n ${T_NP} ${prog} ${T_COMMAND})
+    if(T_EXIT_NONZERO)
+      # a usage error or a failed check that the program must report with a non-zero status
+      add_test(NAME ${name}.${mode}
+               COMMAND sh -c "\"$@\"; rc=$?; [ $rc -ne 0 ] || echo \"aot-test: exit status 0, expected non-zero\"; exit 0"
+                       sh ${MPIEXEC_EXECUTABLE} -n ${T_NP} ${prog} ${T_COMMAND})
+    elseif(T_PASS_REGEX)
+      # CTest ignores the exit status of a test that has a pass regex: a rank that printed
+      # "No Errors" would hide another that crashed, hung until mpiexec gave up, or failed a
+      # sanitizer check at exit.  The status is printed, and a non-zero one fails the test.
+      add_test(NAME ${name}.${mode}
+               COMMAND sh -c "\"$@\"; rc=$?; [ $rc -eq 0 ] || echo \"aot-test: exit status $rc\"; exit $rc"
+                       sh ${MPIEXEC_EXECUTABLE} -n ${T_NP} ${prog} ${T_COMMAND})
+    else()
+      add_test(NAME ${name}.${mode}
+               COMMAND ${MPIEXEC_EXECUTABLE} -n ${T_NP} ${prog} ${T_COMMAND})
+    endif()
     set_tests_properties(${name}.${mode} PROPERTIES
       TIMEOUT ${T_TIMEOUT} PROCESSORS 2 ENVIRONMENT "${env}" LABELS "mpi;${mode};${T_LABELS}")
     if(T_PASS_REGEX)
       set_tests_properties(${name}.${mode} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
     endif()
-    if(T_FAIL_REGEX)
-      set_tests_properties(${name}.${mode} PROPERTIES FAIL_REGULAR_EXPRESSION "${T_FAIL_REGEX}")
+    set(fail_regex ${T_FAIL_REGEX})
+    if(T_EXIT_NONZERO)
+      list(APPEND fail_regex "aot-test: exit status 0, expected non-zero")
+    elseif(T_PASS_REGEX AND NOT T_WILL_FAIL)
+      list(APPEND fail_regex "aot-test: exit status [1-9]")
+    endif()
+    if(fail_regex)
+      set_tests_properties(${name}.${mode} PROPERTIES FAIL_REGULAR_EXPRESSION "${fail_regex}")
     endif()
     if(T_WILL_FAIL)
       set_tests_properties(${name}.${mode} PROPERTIES WILL_FAIL TRUE)
