@@ -79,7 +79,7 @@ SUBCOMMANDS
         --yield-lib FILE     the yield-when-idle library (default: the build's
                              libautoopt-yield.so; env AUTOOPT_YIELD_LIB)
         --tcp-close MODE     MPI_Finalize workaround for UCX over TCP: auto (default) preloads
-                             libautoopt-tcpclose.so into every rank when there are 3 or more
+                             libautoopt-tcpclose.so into every rank when there are 2 or more
                              ranks, on, off.  Without it MPICH 4.0.2 + UCX 1.13 hang in
                              MPI_Finalize in a third to a half of all such runs (see
                              docs/netcluster.md); with it a rank waits at most
@@ -825,8 +825,8 @@ def waiting_policy(o, ranks):
 def tcp_close_policy(o, ranks):
     """Returns (workaround library or None, one-line description)."""
     mode = o["tcp_close"]
-    if mode == "off" or (mode == "auto" and ranks < 3):
-        return None, ("off" + (" (--tcp-close off)" if mode == "off" else " (fewer than 3 ranks)"))
+    if mode == "off" or (mode == "auto" and ranks < 2):
+        return None, ("off" + (" (--tcp-close off)" if mode == "off" else " (one rank)"))
     lib = o.get("tcp_close_lib") or default_tcpclose_lib(o["build"])
     if not lib or not os.path.isfile(lib):
         raise SetupError(f"the MPI_Finalize workaround library '{lib or 'libautoopt-tcpclose.so'}'"
