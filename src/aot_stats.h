@@ -11,8 +11,12 @@
 
 #include "aot_functions.h"
 
-/* Reasons a call went straight to PMPI instead of being optimized. */
+/* Reasons a call went straight to PMPI instead of being optimized.  NONE (0) is not a reason:
+ * the checks of paging and chains return 0 for "no reason to pass, convert it", so every real
+ * reason must be non-zero (AOT_PASS_DISABLED was 0 until 2026-11-27, and paging converted
+ * every call under AUTOOPT_P2P_MODE=native). */
 #define AOT_PASS_REASONS(X) \
+    X(NONE,            "not passed") \
     X(DISABLED,        "subsystem switched off") \
     X(THREAD_LEVEL,    "thread level forbids it") \
     X(BELOW_MIN,       "message below AUTOOPT_CONVERT_MIN") \
