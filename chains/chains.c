@@ -532,8 +532,8 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         if (i < c->n - 1) {
             /* what paging guards for a member: each side's pages (the prior counts the
              * largest for each) */
-            size_t sp = (size_t) (m->shi - m->slo + 4095) / 4096 + 1;
-            size_t rp = (size_t) (m->rhi - m->rlo + 4095) / 4096 + 1;
+            size_t sp = aot_calib_span_pages((size_t) (m->shi - m->slo));
+            size_t rp = aot_calib_span_pages((size_t) (m->rhi - m->rlo));
             guards += (m->shi > m->slo) + (m->rhi > m->rlo);
             pages = sp > pages ? sp : pages;
             pages = rp > pages ? rp : pages;

@@ -97,13 +97,20 @@ static int aot_pg_runs_meet(const struct aot_pg_run *a, int na, const struct aot
  * before a send is guarded, earlier receives sharing its pages (kind AOT_PG_RECV).  Earlier
  * requests only: the original program had completed them already, so waiting cannot
  * deadlock. */
+/* Whether slot i holds a pending guarded request of this kind with bytes on p's pages. */
+static int aot_pg_slot_on_pages(int i, const struct aot_pg_part *p, int kind)
+{
+    const struct aot_pg_req *r = &aot_pg_reqs[i];
+
+    return r->state && r->kind == kind && r->guarded &&
+           aot_pg_runs_meet(r->runs, r->nruns, p->runs, p->nruns);
+}
+
 static void aot_pg_page_resolve(const struct aot_pg_part *p, int kind)
 {
     int n = 0;
     for (int i = 0; i < aot_pg_nslots && p->nruns; i++) {
-        const struct aot_pg_req *r = &aot_pg_reqs[i];
-        if (r->state && r->kind == kind && r->guarded &&
-            aot_pg_runs_meet(r->runs, r->nruns, p->runs, p->nruns)) {
+        if (aot_pg_slot_on_pages(i, p, kind)) {
             aot_pg_wait_one(i);
             n++;
         }
@@ -116,12 +123,9 @@ static void aot_pg_page_resolve(const struct aot_pg_part *p, int kind)
 /* Whether a pending guarded request of this kind owns bytes on p's pages. */
 static int aot_pg_page_busy(const struct aot_pg_part *p, int kind)
 {
-    for (int i = 0; i < aot_pg_nslots && p->nruns; i++) {
-        const struct aot_pg_req *r = &aot_pg_reqs[i];
-        if (r->state && r->kind == kind && r->guarded &&
-            aot_pg_runs_meet(r->runs, r->nruns, p->runs, p->nruns))
+    for (int i = 0; i < aot_pg_nslots && p->nruns; i++)
+        if (aot_pg_slot_on_pages(i, p, kind))
             return 1;
-    }
     return 0;
 }
 

@@ -107,7 +107,7 @@ void aot_pg_sites_init(void)
 static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes)
 {
     struct aot_gov_params p;
-    const size_t pages = (bytes + 4095) / 4096 + 1;
+    const size_t pages = aot_calib_span_pages(bytes);
 
     aot_gov_params_default(&p);
     p.nmodes = AOT_PG_NMODES;

@@ -32,6 +32,13 @@ extern struct aot_calib aot_calib;
  * given in AUTOOPT_CALIB it takes those.  Not thread-safe against a concurrent first call. */
 void aot_calib_measure(void);
 
+/* The pages a buffer of `bytes` may span: one more than it fills, as it need not start on a
+ * page. */
+static inline size_t aot_calib_span_pages(size_t bytes)
+{
+    return (bytes + 4095) / 4096 + 1;
+}
+
 /* The calibrated cost of guarding `pages` pages once (protect, unprotect, first touch of
  * each): guard_ns + (pages - 1) x guard_page_ns; 0 when not measured. */
 double aot_calib_guard_cost(size_t pages);
@@ -39,8 +46,8 @@ double aot_calib_guard_cost(size_t pages);
 /* The calibrated cost of copying `bytes` (copy_ns_per_kib); 0 when not measured. */
 double aot_calib_copy_cost(size_t bytes);
 
-/* Whether copying `bytes` costs less than guarding the pages they may span (one more than
- * they fill, as a buffer need not start on a page); 0 when not measured. */
+/* Whether copying `bytes` costs less than guarding the pages they may span
+ * (aot_calib_span_pages); 0 when not measured. */
 int aot_calib_copy_beats_guard(size_t bytes);
 
 #endif /* AOT_CALIB_H_INCLUDED */

@@ -147,7 +147,6 @@ double aot_calib_copy_cost(size_t bytes)
 
 int aot_calib_copy_beats_guard(size_t bytes)
 {
-    const size_t pages = (bytes + 4095) / 4096 + 1;
-
-    return aot_calib.measured && aot_calib_copy_cost(bytes) < aot_calib_guard_cost(pages);
+    return aot_calib.measured &&
+           aot_calib_copy_cost(bytes) < aot_calib_guard_cost(aot_calib_span_pages(bytes));
 }

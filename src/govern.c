@@ -346,6 +346,16 @@ static void aot_gov_settle(struct aot_gov *g)
     g->m[g->wmode].loss_last = est;
 }
 
+/* A window that ended before its slot: the rest occurrences of the slot run natively,
+ * unscored, and the native window opens with the next slot. */
+static void aot_gov_fill_rest(struct aot_gov *g, int rest)
+{
+    if (rest > 0) {
+        g->fill = rest;
+        g->fill_next = 0;
+    }
+}
+
 /* Ends the candidate window now: clearly slower, or over the budget. */
 static void aot_gov_cut(struct aot_gov *g, double ns)
 {
@@ -363,11 +373,7 @@ static void aot_gov_cut(struct aot_gov *g, double ns)
     g->pend = 0;
     int rest = aot_gov_slot(g) - g->wseen;
     aot_gov_open(g, 0);
-    /* the rest of its slot runs natively, unscored; the native window starts with the slot */
-    if (rest > 0) {
-        g->fill = rest;
-        g->fill_next = 0;
-    }
+    aot_gov_fill_rest(g, rest);
 }
 
 /* After the native window: the next candidate, native filler first for each one passed over. */
@@ -565,10 +571,7 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
              * rest of its slot is native filler */
             int rest = aot_gov_slot(g) - g->wseen;
             aot_gov_close(g);
-            if (rest > 0) {
-                g->fill = rest;
-                g->fill_next = 0;
-            }
+            aot_gov_fill_rest(g, rest);
             return g->cur;
         }
     }
