@@ -20,11 +20,38 @@
  *   allgather, alltoall        rcount * size(rdt) (one block, as OSU reports it)
  *   allgatherv                 sum(rcounts) * size(rdt) / comm_size, negative counts as 0
  *                              (rcounts NULL: every rank's count is `count`)
- *   alltoallv, barrier         0 (alltoallv's counts differ by rank; every rank must decide
- *                              alike)
+ *   alltoallv, barrier         0 (alltoallv's counts differ by rank, so no rank knows the
+ *                              call's blocks alone: see aot_coll_a2av_bytes)
  * Every input is the same on all ranks, so every rank reaches the same decision. */
 uint64_t aot_coll_bytes(enum aot_coll_kind kind, int comm_size, int count, int type_size,
                         const int *rcounts);
+
+/* alltoallv's decision bytes, from statistics every rank shares only after an agreement
+ * (coll_run.c sums and maximizes the ranks' aot_coll_a2av_local over the communicator):
+ * total, every rank's send bytes summed, and max, the largest block any rank sends.  The
+ * bytes are the call's mean block, total / comm_size^2 (an alltoall of equal blocks has its
+ * block as bytes, as the tuner measures alltoallv).  *skewed is 1 when the largest block is
+ * more than AOT_COLL_A2AV_SKEW times the mean: the rules were measured with equal blocks, and
+ * a schedule of p - 1 exchange steps waits in each step for its largest pair. */
+#define AOT_COLL_A2AV_SKEW 2
+uint64_t aot_coll_a2av_bytes(uint64_t total, uint64_t max, int comm_size, int *skewed);
+
+/* The calls from one agreement on alltoallv's statistics to the next, from values every rank
+ * shares: the previous interval (0 at the first agreement), whether this agreement gave the
+ * same choice as the previous one, and the largest cost of an agreement on any rank, per mille
+ * of its alltoallv call's time.  The interval doubles while the choice holds, up to
+ * AOT_COLL_A2AV_MAX_INTERVAL, and is 1 (the next call agrees again) when it changed; it is
+ * never so short that agreements cost more than AOT_COLL_A2AV_COST_PERMILLE of the calls'
+ * time.  Between agreements the calls reuse the latest figures, so a program whose alltoallv
+ * changes its size runs up to an interval of calls with the choice of the former size. */
+#define AOT_COLL_A2AV_MAX_INTERVAL 64
+#define AOT_COLL_A2AV_COST_PERMILLE 20
+int aot_coll_a2av_interval(int prev, int same, uint64_t cost_permille);
+
+/* One rank's part of those statistics: the bytes of its send blocks (negative counts as 0)
+ * and its largest block. */
+void aot_coll_a2av_local(const int *scounts, int comm_size, int type_size, uint64_t *sum,
+                         uint64_t *max);
 
 /* The calls the tuner and autoopt-bench-coll time: elements of MPI_FLOAT with MPI_SUM for
  * allreduce and reduce, of MPI_CHAR otherwise, the same count on every rank for allgatherv and

@@ -16,6 +16,7 @@
  */
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +40,30 @@
 #include "coll_switches.h"
 #include "coll_util.h"
 
+/* What the ranks of a communicator agreed on about its alltoallv calls (aot_a2av_bytes). */
+struct aot_a2av_agreed {
+    unsigned gen;               /* aot_policy_gen when `matters` was found; 0: not yet */
+    int matters;                /* the decision depends on alltoallv's bytes here */
+    uint64_t calls;             /* alltoallv calls on the communicator so far */
+    uint64_t next;              /* the call that agrees next */
+    int interval;               /* calls from the latest agreement to the next (0: none yet) */
+    double agree_s, call_s;     /* the latest agreement's time, a call's mean time (s) */
+    uint64_t bytes;             /* the latest agreement: mean block, and whether skewed */
+    int skewed;
+    struct aot_coll_choice choice;   /* ... and the choice it gave */
+};
+
 struct aot_comm_state {
     struct aot_coll_ctx ctx;    /* ctx.comm: the private duplicate, MPI_COMM_NULL until an
                                  * algorithm needs it */
     int inter;          /* intercommunicator: always native */
     int size, rank;
     struct aot_online_comm *online;   /* AUTOOPT_TUNE=online: its keys (coll_online_run.c) */
+    struct aot_a2av_agreed a2av;      /* alltoallv's agreed block statistics (aot_a2av_bytes) */
 };
 
 static struct aot_coll_policy aot_policy;
+static int aot_a2av_agreements = -1;     /* statistics counter */
 static struct aot_tuning aot_tuning_table;
 /* The name messages give the rules in use: the file's path, or the built-in file's. */
 static char aot_tuning_name[512];
@@ -301,20 +317,27 @@ static void aot_shape(const struct aot_coll_ctx *ctx, int size, struct aot_coll_
         aot_coll_shape_of(ctx, sh);
 }
 
+/* The shape of the user's communicator comm, as the decision needs it. */
+static void aot_comm_shape(struct aot_comm_state *s, MPI_Comm comm, struct aot_coll_shape *sh)
+{
+    struct aot_coll_ctx ctx;
+
+    if (aot_policy.tuning && aot_policy.tuning->shaped
+        && aot_comm_private(s, comm, 0, &ctx) == MPI_SUCCESS)
+        aot_shape(&ctx, s->size, sh);
+    else
+        aot_shape(NULL, s->size, sh);
+}
+
 static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_kind kind,
                        int fn, uint64_t bytes, int commutative, struct aot_coll_choice *c,
                        struct aot_online_call *oc)
 {
     struct aot_coll_shape sh;
-    struct aot_coll_ctx ctx;
 
     if (aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
         return;
-    if (aot_policy.tuning && aot_policy.tuning->shaped
-        && aot_comm_private(s, comm, 0, &ctx) == MPI_SUCCESS)
-        aot_shape(&ctx, s->size, &sh);
-    else
-        aot_shape(NULL, s->size, &sh);
+    aot_comm_shape(s, comm, &sh);
     aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c);
 }
 
@@ -601,6 +624,110 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     return aot_online_done(s, comm, &oc, rc);
 }
 
+/*
+ * alltoallv's bytes (coll_bytes.h): no rank knows the call's blocks alone, so where the
+ * decision depends on them (aot_coll_bytes_matter: the tuning file's alltoallv rules for this
+ * communicator differ by size) the ranks agree on them: one allreduce on the private duplicate
+ * of each rank's send bytes (summed), its largest block and what the agreements cost it
+ * (both maximized).  Every rank then holds the same figures, so every rank decides alike and
+ * computes the same next agreement (aot_coll_a2av_interval); the calls in between reuse the
+ * latest figures (every rank counts the same calls).  *bytes: 0 where the bytes do not matter
+ * (or online tuning, whose alltoallv keys are the size alone, runs), UINT64_MAX for a skewed
+ * call, which runs natively.
+ */
+static MPI_Datatype aot_a2av_type = MPI_DATATYPE_NULL;
+static MPI_Op aot_a2av_op = MPI_OP_NULL;
+
+/* (sum, max, max) triples of uint64 */
+static void aot_a2av_combine(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    (void) dt;
+    for (int i = 0; i < 3 * *len; i += 3) {
+        b[i] += a[i];
+        for (int j = 1; j < 3; j++)
+            if (a[i + j] > b[i + j])
+                b[i + j] = a[i + j];
+    }
+}
+
+static pthread_once_t aot_a2av_once = PTHREAD_ONCE_INIT;
+
+static void aot_a2av_make(void)
+{
+    if (PMPI_Type_contiguous(3, MPI_UINT64_T, &aot_a2av_type) != MPI_SUCCESS
+        || PMPI_Type_commit(&aot_a2av_type) != MPI_SUCCESS
+        || PMPI_Op_create(aot_a2av_combine, 1, &aot_a2av_op) != MPI_SUCCESS)
+        aot_a2av_op = MPI_OP_NULL;
+}
+
+static int aot_a2av_bytes(struct aot_comm_state *s, MPI_Comm comm, const int *scounts,
+                          MPI_Datatype sdt, uint64_t *bytes)
+{
+    struct aot_a2av_agreed *a = &s->a2av;
+    unsigned gen = __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE);
+    struct aot_coll_decision d;
+    struct aot_coll_shape sh;
+    struct aot_coll_ctx ctx;
+    uint64_t mine[3], all[3];
+    double t0;
+    int tsz, rc;
+
+    *bytes = 0;
+    if (aot_online_on)
+        return MPI_SUCCESS;
+    if (a->gen != gen) {
+        aot_comm_shape(s, comm, &sh);
+        a->matters = aot_coll_bytes_matter(&aot_policy, AOT_COLL_ALLTOALLV, &sh);
+        a->gen = gen;
+        a->next = a->calls;
+        a->interval = 0;
+    }
+    if (!a->matters)
+        return MPI_SUCCESS;
+    if (a->calls++ != a->next) {
+        *bytes = a->skewed ? UINT64_MAX : a->bytes;
+        return MPI_SUCCESS;
+    }
+    pthread_once(&aot_a2av_once, aot_a2av_make);
+    if (aot_a2av_op == MPI_OP_NULL)
+        return MPI_ERR_INTERN;
+    if ((rc = PMPI_Type_size(sdt, &tsz)) != MPI_SUCCESS
+        || (rc = aot_comm_private(s, comm, 0, &ctx)) != MPI_SUCCESS)
+        return rc;
+    aot_coll_a2av_local(scounts, s->size, tsz, &mine[0], &mine[1]);
+    /* the latest agreement's time per mille of a call's (0 before a call was timed) */
+    mine[2] = a->call_s > 0 ? (uint64_t) (1000 * a->agree_s / a->call_s) : 0;
+    t0 = PMPI_Wtime();
+    rc = PMPI_Allreduce(mine, all, 1, aot_a2av_type, aot_a2av_op, ctx.comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    a->agree_s = PMPI_Wtime() - t0;
+    aot_stats_add(aot_a2av_agreements, 1);
+    a->bytes = aot_coll_a2av_bytes(all[0], all[1], s->size, &a->skewed);
+    aot_comm_shape(s, comm, &sh);
+    aot_coll_decide_shape(&aot_policy, AOT_COLL_ALLTOALLV, &sh, a->bytes, 1, &d);
+    if (a->skewed)
+        d.choice.alg = -1;
+    a->interval = aot_coll_a2av_interval(a->interval, a->interval > 0
+                                         && d.choice.alg == a->choice.alg
+                                         && d.choice.param == a->choice.param, all[2]);
+    a->choice = d.choice;
+    a->next = a->calls - 1 + (uint64_t) a->interval;
+    *bytes = a->skewed ? UINT64_MAX : a->bytes;
+    return MPI_SUCCESS;
+}
+
+/* After an alltoallv that may agree: its time, into the mean a call takes (the latest 8). */
+static void aot_a2av_timed(struct aot_comm_state *s, double t0)
+{
+    struct aot_a2av_agreed *a = &s->a2av;
+    double t = PMPI_Wtime() - t0;
+
+    a->call_s = a->call_s > 0 ? a->call_s + (t - a->call_s) / 8 : t;
+}
+
 /* Alltoallv algorithms read a copy of the receive buffer. */
 static int aot_run_alltoallv_alg(struct aot_comm_state *s, const struct aot_coll_choice *c,
                                  const void *sbuf, const int *scounts, const int *sdispls,
@@ -642,15 +769,31 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     struct aot_coll_ctx ctx;
     int rc;
 
+    uint64_t bytes = 0;
+    double t0;
+
     if (!s)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv,
-               aot_coll_bytes(AOT_COLL_ALLTOALLV, s->size, 0, 0, NULL), 1, &c, &oc);
+    rc = aot_a2av_bytes(s, comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
+                        sbuf == MPI_IN_PLACE ? rdt : sdt, &bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (bytes == UINT64_MAX) {
+        aot_stats_pass(AOT_FN_MPI_Alltoallv, AOT_PASS_SKEWED);
+        t0 = PMPI_Wtime();
+        rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+        aot_a2av_timed(s, t0);
+        return rc;
+    }
+    aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, bytes, 1, &c, &oc);
+    t0 = s->a2av.matters ? PMPI_Wtime() : 0;
     if (c.alg == AOT_COLL_ALLTOALLV)
         rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
         rc = aot_run_alltoallv_alg(s, &c, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
                                    rdt, &ctx);
+    if (s->a2av.matters)
+        aot_a2av_timed(s, t0);
     return aot_online_done(s, comm, &oc, rc);
 }
 
@@ -793,6 +936,7 @@ int aot_coll_init(char *err, size_t errlen)
     for (int i = 0; i < aot_coll_nalgs; i++)
         aot_counter[i] = aot_stats_register(aot_coll_groups[aot_coll_algs[i].kind],
                                             aot_coll_algs[i].name);
+    aot_a2av_agreements = aot_stats_register("coll.alltoallv", "agreements");
 
     rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, aot_comm_delete, &aot_keyval, NULL);
     if (rc != MPI_SUCCESS) {
@@ -865,6 +1009,10 @@ void aot_coll_finalize(void)
     aot_tuning_free(&aot_tuning_table);
     aot_coll_topo_free();
     aot_coll_scratch_release();
+    if (aot_a2av_op != MPI_OP_NULL)
+        PMPI_Op_free(&aot_a2av_op);
+    if (aot_a2av_type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&aot_a2av_type);
     /* aot_counter and aot_logged stay: a collective after MPI_Finalize is an error anyway,
      * and statistics may still be read. */
 }

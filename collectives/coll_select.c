@@ -198,3 +198,34 @@ void aot_coll_decide_shape(const struct aot_coll_policy *pol, enum aot_coll_kind
         d->why = AOT_WHY_REPRODUCIBLE;
     }
 }
+
+/* The decision is constant between the ends of the rules' bytes ranges, so it is enough to
+ * look at each end and just outside it. */
+int aot_coll_bytes_matter(const struct aot_coll_policy *pol, enum aot_coll_kind kind,
+                          const struct aot_coll_shape *shape)
+{
+    struct aot_coll_decision d0, d;
+
+    if (pol->forced[kind] >= 0 || !pol->tuning)
+        return 0;
+    aot_coll_decide_shape(pol, kind, shape, 0, 1, &d0);
+    for (size_t i = 0; i < pol->tuning->n; i++) {
+        const struct aot_tuning_rule *r = &pol->tuning->rules[i];
+        uint64_t at[4];
+        int n = 0;
+        if (r->kind != (int) kind || shape->size < r->ranks_lo || shape->size > r->ranks_hi)
+            continue;
+        at[n++] = r->bytes_lo;
+        at[n++] = r->bytes_hi;
+        if (r->bytes_lo > 0)
+            at[n++] = r->bytes_lo - 1;
+        if (r->bytes_hi < AOT_TUNING_INF_BYTES)
+            at[n++] = r->bytes_hi + 1;
+        for (int j = 0; j < n; j++) {
+            aot_coll_decide_shape(pol, kind, shape, at[j], 1, &d);
+            if (d.choice.alg != d0.choice.alg || d.choice.param != d0.choice.param)
+                return 1;
+        }
+    }
+    return 0;
+}

@@ -79,6 +79,13 @@ void aot_coll_decide_shape(const struct aot_coll_policy *pol, enum aot_coll_kind
                            const struct aot_coll_shape *shape, uint64_t bytes, int commutative,
                            struct aot_coll_decision *d);
 
+/* Whether the decision for kind on a communicator of this shape depends on the call's bytes:
+ * 0 when nothing is forced and no tuning file is read, or when every rule of kind that covers
+ * the shape (and the native default between them) gives one choice at every size.  alltoallv
+ * agrees on its bytes (aot_coll_a2av_bytes) only when they matter.  Pure. */
+int aot_coll_bytes_matter(const struct aot_coll_policy *pol, enum aot_coll_kind kind,
+                          const struct aot_coll_shape *shape);
+
 /* The order-fixed algorithm used for allreduce and reduce under AUTOOPT_REPRODUCIBLE. */
 int aot_coll_reproducible_default(enum aot_coll_kind kind, uint64_t bytes);
 

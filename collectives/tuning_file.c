@@ -192,12 +192,6 @@ static int aot_rule_check(const struct aot_tuning_rule *r, char *err, size_t err
         snprintf(err, errlen, "bytes %s: expected lo <= hi", a);
         return -1;
     }
-    if (r->kind == AOT_COLL_ALLTOALLV
-        && (r->bytes_lo != 0 || r->bytes_hi != AOT_TUNING_INF_BYTES)) {
-        snprintf(err, errlen, "alltoallv rules take 'bytes 0-inf' (its counts differ by rank, "
-                              "so only the communicator size decides)");
-        return -1;
-    }
     return 0;
 }
 

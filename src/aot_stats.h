@@ -33,7 +33,8 @@
     X(NO_SUBSYSTEM,    "no optimization for this call") \
     X(APP_THREADS,     "program runs threads of its own") \
     X(NOT_PAYING,      "no mode was faster than MPI here (benefit governor)") \
-    X(DOZING,          "passed unexamined: its loop's calls were all passed")
+    X(DOZING,          "passed unexamined: its loop's calls were all passed") \
+    X(SKEWED,          "alltoallv blocks too unequal for rules measured with equal ones")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,

@@ -68,7 +68,8 @@ START_TEST(test_bytes_allgatherv)
 }
 END_TEST
 
-/* Alltoallv (counts differ by rank) and barrier: 0 whatever the arguments. */
+/* Alltoallv (counts differ by rank: its bytes come from an agreement) and barrier: 0
+ * whatever the arguments. */
 START_TEST(test_bytes_zero)
 {
     static const int rc[] = {5, 6};
@@ -76,6 +77,61 @@ START_TEST(test_bytes_zero)
     ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLTOALLV, 2, 100, 8, rc), 0);
     ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_ALLTOALLV, 2, 100, 8, NULL), 0);
     ck_assert_uint_eq(aot_coll_bytes(AOT_COLL_BARRIER, 2, 100, 8, NULL), 0);
+}
+END_TEST
+
+/* alltoallv's agreed bytes: the mean block of the whole call, exact on the skew threshold;
+ * a rank's own part skips negative counts. */
+START_TEST(test_a2av_bytes)
+{
+    static const int counts[4] = {10, -3, 0, 25};
+    uint64_t sum, max;
+    int skewed;
+
+    aot_coll_a2av_local(counts, 4, 8, &sum, &max);
+    ck_assert_uint_eq(sum, 35 * 8);
+    ck_assert_uint_eq(max, 25 * 8);
+    /* 4 ranks of 4 equal blocks of 1 KiB */
+    ck_assert_uint_eq(aot_coll_a2av_bytes(16 * 1024, 1024, 4, &skewed), 1024);
+    ck_assert_int_eq(skewed, 0);
+    /* a largest block of exactly twice the mean is not skewed, one byte more is */
+    ck_assert_uint_eq(aot_coll_a2av_bytes(16 * 1024, 2048, 4, &skewed), 1024);
+    ck_assert_int_eq(skewed, 0);
+    aot_coll_a2av_bytes(16 * 1024, 2049, 4, &skewed);
+    ck_assert_int_eq(skewed, 1);
+    /* the mean rounds down; nothing moved is not skewed */
+    ck_assert_uint_eq(aot_coll_a2av_bytes(17, 2, 3, &skewed), 1);
+    ck_assert_int_eq(skewed, 0);
+    ck_assert_uint_eq(aot_coll_a2av_bytes(0, 0, 8, &skewed), 0);
+    ck_assert_int_eq(skewed, 0);
+    /* large figures do not overflow */
+    ck_assert_uint_eq(aot_coll_a2av_bytes(UINT64_MAX, UINT64_MAX / 4, 2, &skewed),
+                      UINT64_MAX / 4);
+    ck_assert_int_eq(skewed, 0);
+}
+END_TEST
+
+/* The calls between agreements: doubling while the choice holds, up to the cap, 1 after a
+ * change, and never so few that the agreements cost more than 2 % of the calls. */
+START_TEST(test_a2av_interval)
+{
+    int n = 0;
+
+    n = aot_coll_a2av_interval(n, 1, 0);        /* the first agreement: "same" means nothing */
+    ck_assert_int_eq(n, 1);
+    for (int want = 2; want <= AOT_COLL_A2AV_MAX_INTERVAL; want *= 2) {
+        n = aot_coll_a2av_interval(n, 1, 0);
+        ck_assert_int_eq(n, want);
+    }
+    ck_assert_int_eq(aot_coll_a2av_interval(n, 1, 0), AOT_COLL_A2AV_MAX_INTERVAL);
+    ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 0), 1);
+    /* an agreement as long as a call: 50 calls apart even after a change; 21 per mille: 2 */
+    ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 1000), 50);
+    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 21), 2);
+    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 20), 1);
+    ck_assert_int_eq(aot_coll_a2av_interval(4, 1, 100), 8);
+    /* dearer than the cap allows: the cap */
+    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, UINT64_MAX), AOT_COLL_A2AV_MAX_INTERVAL);
 }
 END_TEST
 
@@ -110,6 +166,8 @@ int main(void)
     tcase_add_test(tc, test_bytes_allgatherv);
     tcase_add_test(tc, test_bytes_zero);
     tcase_add_test(tc, test_bench_calls);
+    tcase_add_test(tc, test_a2av_bytes);
+    tcase_add_test(tc, test_a2av_interval);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

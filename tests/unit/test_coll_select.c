@@ -328,6 +328,59 @@ START_TEST(test_decide_tuning)
 }
 END_TEST
 
+/* Whether alltoallv must agree on its bytes: only where the rules covering the communicator
+ * (and native between them) give different choices at different sizes. */
+START_TEST(test_bytes_matter)
+{
+    struct aot_coll_policy pol;
+    struct aot_tuning t;
+    char err[256];
+    const int ring = find(AOT_COLL_ALLTOALLV, "ring"), simple = find(AOT_COLL_ALLTOALLV, "simple");
+    struct aot_tuning_rule whole = {AOT_COLL_ALLTOALLV, 2, 4, 0, AOT_TUNING_INF_BYTES, 0, 0, 0,
+                                    NULL, 0, 0, 0, 0};
+    struct aot_tuning_rule lo = {AOT_COLL_ALLTOALLV, 8, 8, 0, 65535, 0, 0, 0, NULL, 0, 0, 0, 0};
+    struct aot_tuning_rule hi = {AOT_COLL_ALLTOALLV, 8, 8, 65536, AOT_TUNING_INF_BYTES, 0, 0, 0,
+                                 NULL, 0, 0, 0, 0};
+    struct aot_tuning_rule mid = {AOT_COLL_ALLTOALLV, 16, 16, 1024, 4095, 0, 0, 0, NULL, 0, 0,
+                                  0, 0};
+    struct aot_coll_shape sh = {4, 0, 0};
+
+    whole.alg = ring;
+    lo.alg = ring;
+    hi.alg = ring;
+    mid.alg = simple;
+    aot_tuning_init(&t);
+    policy_init(&pol);
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 0);   /* no file */
+    pol.tuning = &t;
+    ck_assert_int_eq(aot_tuning_add(&t, &whole, err, sizeof(err)), 0);
+    ck_assert_int_eq(aot_tuning_add(&t, &lo, err, sizeof(err)), 0);
+    ck_assert_int_eq(aot_tuning_add(&t, &hi, err, sizeof(err)), 0);
+    ck_assert_int_eq(aot_tuning_add(&t, &mid, err, sizeof(err)), 0);
+    /* one rule over every size */
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 0);
+    /* two rules, one choice */
+    sh.size = 8;
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 0);
+    /* native below and above a middle range */
+    sh.size = 16;
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 1);
+    /* no rule for the size, or another collective */
+    sh.size = 5;
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 0);
+    sh.size = 16;
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALL, &sh), 0);
+    /* a different choice above 64 KiB on 8 ranks */
+    t.rules[2].alg = simple;
+    sh.size = 8;
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 1);
+    /* a forced algorithm decides alone */
+    pol.forced[AOT_COLL_ALLTOALLV] = ring;
+    ck_assert_int_eq(aot_coll_bytes_matter(&pol, AOT_COLL_ALLTOALLV, &sh), 0);
+    aot_tuning_free(&t);
+}
+END_TEST
+
 START_TEST(test_decide_reproducible)
 {
     struct aot_coll_policy pol;
@@ -432,6 +485,7 @@ int main(void)
     tcase_add_test(tc, test_decide_restriction_fallback);
     tcase_add_test(tc, test_decide_tuning);
     tcase_add_test(tc, test_decide_reproducible);
+    tcase_add_test(tc, test_bytes_matter);
     tcase_add_test(tc, test_mesh_radix);
     tcase_add_test(tc, test_binary_tree);
     suite_add_tcase(s, tc);

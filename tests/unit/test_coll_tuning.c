@@ -245,13 +245,8 @@ START_TEST(test_round_trip_registry)
             r.alg = i;
             r.param = alg->param.name ? alg->param.tune[v] : 0;
             r.ranks_lo = r.ranks_hi = next_ranks[alg->kind]++;
-            if (alg->kind == AOT_COLL_ALLTOALLV) {
-                r.bytes_lo = 0;
-                r.bytes_hi = AOT_TUNING_INF_BYTES;
-            } else {
-                r.bytes_lo = (uint64_t) i * 100;
-                r.bytes_hi = v == nv - 1 ? AOT_TUNING_INF_BYTES : (uint64_t) i * 100 + 99;
-            }
+            r.bytes_lo = (uint64_t) i * 100;
+            r.bytes_hi = v == nv - 1 ? AOT_TUNING_INF_BYTES : (uint64_t) i * 100 + 99;
             ck_assert_msg(aot_tuning_add(&a, &r, err, sizeof(err)) == 0, "%s", err);
         }
     }
@@ -440,9 +435,6 @@ START_TEST(test_errors)
          "t.tune:5: collective allreduce already given at line 2"},
         {HEAD "byte 0-inf ring\n",
          "t.tune:4: expected 'collective', 'ranks' or 'bytes', found 'byte'"},
-        {"autoopt-tuning 1\ncollective alltoallv\nranks 1-inf\nbytes 0-1023 ring\n",
-         "t.tune:4: alltoallv rules take 'bytes 0-inf' (its counts differ by rank, so only the "
-         "communicator size decides)"},
         {"autoopt-tuning 1\ncollective barrier\nranks 1-inf\nbytes 0-inf tree:k=1\n",
          "t.tune:4: barrier tree:k=1: k must be an integer 2..1024"},
         /* tokens are escaped in messages (a terminal escape sequence is not replayed) */

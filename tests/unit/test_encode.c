@@ -761,7 +761,7 @@ END_TEST
 
 /* The quadtree of depth 2 of the noisy map: leaves of 4 x 4 and 2 x 2 cells, all a (the noise
  * is mislabelled): one rule.  Its exact tree: the exact interval rules, 1 + 3 + 1.  Sizeless
- * (alltoallv, barrier): one rule per ranks range, the least summed penalty: on t_two, a would
+ * (barrier): one rule per ranks range, the least summed penalty: on t_two, a would
  * pay 200 % at 16 points, b 100 % at 16: one rule b over everything.  (test_random_maps
  * checks the routing of the rules of every encoding on 300 maps.) */
 START_TEST(test_flatten)

@@ -28,8 +28,8 @@
  * tools/lib/aot_tools.h: the vector for allreduce, reduce and bcast, one rank's block for
  * allgather(v) and alltoall), and the calls are the tuner's (aot_tools_call_count: MPI_FLOAT
  * with MPI_SUM for the reductions, so they start at 4 B, MPI_CHAR otherwise, equal counts for
- * the v-variants).  Alltoallv's size is one rank's block (its rules all say `bytes 0-inf`);
- * barrier has one line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
+ * the v-variants).  Alltoallv's size is its (equal) block, the mean block its rules are
+ * decided by; barrier has one line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
  * by an untimed PMPI_Barrier, so that calls that do not synchronise (a broadcast's root, a
  * reduce's leaves) cannot overlap the next iteration; avg/min/max are over the ranks' mean
  * latencies.  Each size: a warm-up, then as many iterations as fit in --time-per-size seconds

@@ -1051,10 +1051,10 @@ static void add_range(struct range *rg, int *nr, uint64_t lo, uint64_t hi, const
 static int make_grid(int kind, struct point *grid)
 {
     int ng = 0;
-    if (kind == AOT_COLL_BARRIER || kind == AOT_COLL_ALLTOALLV) {
-        /* one decision for every size: barrier has none, alltoallv's counts differ by rank
-         * (docs/tuning-format.md); alltoallv is measured with equal blocks of 1 KiB */
-        grid[ng++] = (struct point){.bytes = kind == AOT_COLL_BARRIER ? 0 : 1024};
+    if (kind == AOT_COLL_BARRIER) {
+        /* one decision for every size: barrier has none (alltoallv is measured with equal
+         * blocks, its bytes the agreed mean block: docs/tuning-format.md) */
+        grid[ng++] = (struct point){.bytes = 0};
         return ng;
     }
     if (o.map_steps) {
@@ -1160,7 +1160,7 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
             lo = cross;
         }
         uint64_t hi = grid[i].bytes;
-        if (kind == AOT_COLL_BARRIER || kind == AOT_COLL_ALLTOALLV)
+        if (kind == AOT_COLL_BARRIER)
             lo = 0, hi = UINT64_MAX;
         add_range(rg, &nr, lo, hi, &grid[i]);
         prev = i;

@@ -132,7 +132,7 @@ static void usage(FILE *f)
 "                         and a row per encoding and measured point (DIR is created)\n"
 "    --encoding NAME      the encoding that -o and --emit-c write (see ENCODINGS)\n"
 "    -o OUT.tune          write the encoding as a tuning file (AUTOOPT_TUNING=OUT.tune);\n"
-"                         alltoallv and barrier get one 'bytes 0-inf' rule per ranks\n"
+"                         barrier gets one 'bytes 0-inf' rule per ranks\n"
 "                         range, the method with the least summed penalty over it\n"
 "    --emit-c OUT.c       write the encoding as C11: per collective\n"
 "                         const char *aot_builtin_decide_<coll>(int comm_size,\n"
@@ -412,7 +412,7 @@ static char *method_label(int kind, const struct aot_encode_method *mt)
 
 static int sizeless(int kind)
 {
-    return kind == AOT_COLL_ALLTOALLV || kind == AOT_COLL_BARRIER;
+    return kind == AOT_COLL_BARRIER;
 }
 
 /* The collectives to encode: --coll, else every one of the records (autoopt's order first,

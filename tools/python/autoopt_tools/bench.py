@@ -120,7 +120,7 @@ TUNING
         sor           none worth tuning (a barrier and a reduction outside the loop): when
                       no selected example calls one, nothing is tuned and the tuned mode
                       runs every collective native
-        bucket-sort   alltoall (one int per rank), alltoallv (the keys), allreduce (4-32 B)
+        bucket-sort   alltoall (one int per rank), alltoallv (the keys: 4n/p B blocks), allreduce (4-32 B)
         householder   bcast (n-j+1 doubles at step j), allreduce (n-j-1 doubles)
         cg            allreduce (the 64 chunk sums of a dot product, 512 B)
         multigrid     none (only point-to-point in the V-cycle)
@@ -498,12 +498,14 @@ def turn_length(iters):
 def collective_bytes(example, n, iters):
     """{collective: (smallest, largest bytes) or None} of the routed collectives an example
     calls in its timed loop at size n, bytes counted as tuning files count them
-    (docs/tuning-format.md); None: one rule covers every size (alltoallv).  sor calls none
-    there (a barrier before and a reduction of its time after)."""
+    (docs/tuning-format.md); None: one rule covers every size.  sor calls none there (a
+    barrier before and a reduction of its time after)."""
     if example == "bucket-sort":
-        # MPI_Alltoall of one int per rank, MPI_Alltoallv of the keys, MPI_Allreduce of the
-        # four uint64 totals; the check at the end reduces one int and one uint64
-        return {"alltoall": (4, 4), "alltoallv": None, "allreduce": (4, 32)}
+        # MPI_Alltoall of one int per rank, MPI_Alltoallv of the keys (its bytes: the mean
+        # block, n ints over the ranks, here for 2 to 64 ranks), MPI_Allreduce of the four
+        # uint64 totals; the check at the end reduces one int and one uint64
+        return {"alltoall": (4, 4), "alltoallv": (max(1, 4 * n // 64), 4 * n // 2),
+                "allreduce": (4, 32)}
     if example == "householder":
         # step j < iters: MPI_Bcast of n-j+1 doubles, MPI_Allreduce of n-j-1 doubles
         last = max(1, n - min(iters, n - 2))
