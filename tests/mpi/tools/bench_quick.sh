@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$out" "$out.dry"
 
 "$bench" --quick --platform shm --dry-run --out "$out" >"$out.dry" || fail "dry run: exit $?"
-want="autoopt-tune --coll allreduce,bcast,alltoall,alltoallv --sizes 4-2048 --budget 15 .* -o $tune"
+want="autoopt-tune --coll allreduce,bcast,alltoall,alltoallv --sizes 4-32768 --budget 15 .* -o $tune"
 head -n 1 "$out.dry" | grep -q "$want\$" \
     || fail "dry run: the first command is not the tuning run: $(head -n 1 "$out.dry")"
 tuned=$(grep -c 'AUTOOPT_COLLECTIVES 1' "$out.dry")
