@@ -34,6 +34,18 @@ struct aot_win_blocks {
     const int *scounts, *sdispls, *rcounts, *rdispls;
 };
 int aot_alltoall_window(const struct aot_win_blocks *b, MPI_Comm comm, long window, int tag);
+/* The blocks of an alltoall call, and of an alltoallv call, extents included. */
+struct aot_win_blocks aot_win_blocks_alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+                                              void *rbuf, int rcount, MPI_Datatype rdt);
+struct aot_win_blocks aot_win_blocks_alltoallv(const void *sbuf, const int *scounts,
+                                               const int *sdispls, MPI_Datatype sdt, void *rbuf,
+                                               const int *rcounts, const int *rdispls,
+                                               MPI_Datatype rdt);
+/* One side's block of peer j (send = 1: the send buffer's): its address and *count. */
+void *aot_win_block(const struct aot_win_blocks *b, int send, int j, int *count);
+/* Every block as messages of at most `segment` packed bytes, all posted at once in the order
+ * rank+1, rank+2, ... (alltoall_segmented.c). */
+int aot_alltoall_segmented(const struct aot_win_blocks *b, MPI_Comm comm, long segment, int tag);
 int aot_allgather_exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                            int rcount, MPI_Datatype rdt, MPI_Comm comm, int pair,
                            enum aot_coll_sync sync, long n);

@@ -22,11 +22,7 @@
 int aot_alltoall_ring_window(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                              int rcount, MPI_Datatype rdt, const struct aot_coll_ctx *ctx)
 {
-    struct aot_win_blocks b = {sbuf, rbuf, sdt, rdt, 0, 0, scount, rcount, NULL, NULL, NULL,
-                               NULL};
-    MPI_Aint lb;
+    struct aot_win_blocks b = aot_win_blocks_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt);
 
-    PMPI_Type_get_extent(sdt, &lb, &b.sext);
-    PMPI_Type_get_extent(rdt, &lb, &b.rext);
     return aot_alltoall_window(&b, ctx->comm, ctx->param, AOT_TAG_ALLTOALL);
 }

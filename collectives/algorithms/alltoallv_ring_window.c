@@ -24,11 +24,8 @@ int aot_alltoallv_ring_window(const void *sbuf, const int *scounts, const int *s
                               const int *rdispls, MPI_Datatype rdt,
                               const struct aot_coll_ctx *ctx)
 {
-    struct aot_win_blocks b = {sbuf, rbuf, sdt, rdt, 0, 0, 0, 0, scounts, sdispls, rcounts,
-                               rdispls};
-    MPI_Aint lb;
+    struct aot_win_blocks b = aot_win_blocks_alltoallv(sbuf, scounts, sdispls, sdt, rbuf,
+                                                       rcounts, rdispls, rdt);
 
-    PMPI_Type_get_extent(sdt, &lb, &b.sext);
-    PMPI_Type_get_extent(rdt, &lb, &b.rext);
     return aot_alltoall_window(&b, ctx->comm, ctx->param, AOT_TAG_ALLTOALLV);
 }

@@ -22,8 +22,33 @@
 #include "coll_engines.h"
 #include "coll_util.h"
 
-/* One side's block of peer j: its address and count. */
-static void *aot_win_block(const struct aot_win_blocks *b, int send, int j, int *count)
+struct aot_win_blocks aot_win_blocks_alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+                                              void *rbuf, int rcount, MPI_Datatype rdt)
+{
+    struct aot_win_blocks b = {sbuf, rbuf, sdt, rdt, 0, 0, scount, rcount, NULL, NULL, NULL,
+                               NULL};
+    MPI_Aint lb;
+
+    PMPI_Type_get_extent(sdt, &lb, &b.sext);
+    PMPI_Type_get_extent(rdt, &lb, &b.rext);
+    return b;
+}
+
+struct aot_win_blocks aot_win_blocks_alltoallv(const void *sbuf, const int *scounts,
+                                               const int *sdispls, MPI_Datatype sdt, void *rbuf,
+                                               const int *rcounts, const int *rdispls,
+                                               MPI_Datatype rdt)
+{
+    struct aot_win_blocks b = aot_win_blocks_alltoall(sbuf, 0, sdt, rbuf, 0, rdt);
+
+    b.scounts = scounts;
+    b.sdispls = sdispls;
+    b.rcounts = rcounts;
+    b.rdispls = rdispls;
+    return b;
+}
+
+void *aot_win_block(const struct aot_win_blocks *b, int send, int j, int *count)
 {
     const int *counts = send ? b->scounts : b->rcounts;
     const int *displs = send ? b->sdispls : b->rdispls;
