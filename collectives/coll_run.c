@@ -767,10 +767,9 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     struct aot_online_call oc;
     struct aot_coll_choice c;
     struct aot_coll_ctx ctx;
-    int rc;
-
     uint64_t bytes = 0;
     double t0;
+    int rc;
 
     if (!s)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);

@@ -236,6 +236,15 @@ int aot_coll_waitall(int n, MPI_Request *req)
     return aot_waitall_ignore(n, req);
 }
 
+void aot_coll_cancel_all(int n, MPI_Request *req)
+{
+    for (int i = 0; i < n; i++)
+        if (req[i] != MPI_REQUEST_NULL) {
+            PMPI_Cancel(&req[i]);
+            PMPI_Wait(&req[i], MPI_STATUS_IGNORE);
+        }
+}
+
 int aot_coll_sync_step(MPI_Comm comm, enum aot_coll_sync mode, long n, int step, int sendto,
                        int recvfrom)
 {

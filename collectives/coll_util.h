@@ -63,6 +63,9 @@ int aot_coll_mpi_version(char *buf, int len);
 
 /* PMPI_Waitall without statuses. */
 int aot_coll_waitall(int n, MPI_Request *req);
+/* After an error: cancels and completes every request of req[0..n) that is not
+ * MPI_REQUEST_NULL, so that nothing stays pending on the communicator. */
+void aot_coll_cancel_all(int n, MPI_Request *req);
 
 /* Synchronisation between the steps of the ring and pair families. */
 enum aot_coll_sync {

@@ -33,7 +33,8 @@ static MPI_Aint aot_seg_count(MPI_Aint bytes, MPI_Aint seg)
     return bytes > 0 ? (bytes + seg - 1) / seg : 0;
 }
 
-/* Posts the segments of one block: `bytes` at buf, to or from peer. */
+/* Posts the segments of one block: `bytes` at buf, to or from peer; *n counts the requests
+ * posted. */
 static int aot_seg_post(int send, char *buf, MPI_Aint bytes, MPI_Aint seg, int peer, int tag,
                         MPI_Comm comm, MPI_Request *req, int *n)
 {
@@ -41,8 +42,10 @@ static int aot_seg_post(int send, char *buf, MPI_Aint bytes, MPI_Aint seg, int p
 
     for (MPI_Aint off = 0; off < bytes && rc == MPI_SUCCESS; off += seg) {
         int len = (int) (bytes - off < seg ? bytes - off : seg);
-        rc = send ? PMPI_Isend(buf + off, len, MPI_BYTE, peer, tag, comm, &req[(*n)++])
-                  : PMPI_Irecv(buf + off, len, MPI_BYTE, peer, tag, comm, &req[(*n)++]);
+        rc = send ? PMPI_Isend(buf + off, len, MPI_BYTE, peer, tag, comm, &req[*n])
+                  : PMPI_Irecv(buf + off, len, MPI_BYTE, peer, tag, comm, &req[*n]);
+        if (rc == MPI_SUCCESS)
+            ++*n;
     }
     return rc;
 }
@@ -53,7 +56,7 @@ int aot_alltoall_segmented(const struct aot_win_blocks *b, MPI_Comm comm, long s
     MPI_Aint seg = segment < 1 ? 1 : segment, nreq = 0, stotal = 0, rtotal = 0, soff, roff;
     MPI_Request *req = NULL;
     char *stmp = NULL, *rtmp = NULL;
-    int p, rank, n = 0, count, rc;
+    int p, rank, n = 0, count, rcount, rc;
     void *s, *r;
 
     PMPI_Comm_size(comm, &p);
@@ -62,9 +65,8 @@ int aot_alltoall_segmented(const struct aot_win_blocks *b, MPI_Comm comm, long s
         || (rc = aot_coll_dt(b->rdt, &rd)) != MPI_SUCCESS)
         return rc;
     s = aot_win_block(b, 1, rank, &count);
-    r = aot_win_block(b, 0, rank, &n);
-    rc = aot_coll_copy(s, count, b->sdt, r, n, b->rdt);
-    n = 0;
+    r = aot_win_block(b, 0, rank, &rcount);
+    rc = aot_coll_copy(s, count, b->sdt, r, rcount, b->rdt);
     if (rc != MPI_SUCCESS || p == 1)
         return rc;
     for (int j = 0; j < p; j++) {
@@ -113,10 +115,7 @@ int aot_alltoall_segmented(const struct aot_win_blocks *b, MPI_Comm comm, long s
         soff += bytes;
     }
     if (rc != MPI_SUCCESS) {    /* leave nothing pending on the private communicator */
-        for (int i = 0; i < n; i++) {
-            PMPI_Cancel(&req[i]);
-            PMPI_Wait(&req[i], MPI_STATUS_IGNORE);
-        }
+        aot_coll_cancel_all(n, req);
         goto out;
     }
     rc = aot_coll_waitall(n, req);

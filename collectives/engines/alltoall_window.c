@@ -105,11 +105,7 @@ int aot_alltoall_window(const struct aot_win_blocks *b, MPI_Comm comm, long wind
             rc = aot_win_post(b, comm, rank, p, k + w, tag, &req[2 * slot]);
     }
     if (rc != MPI_SUCCESS)      /* leave nothing pending on the program's communicator */
-        for (int i = 0; i < 2 * w; i++)
-            if (req[i] != MPI_REQUEST_NULL) {
-                PMPI_Cancel(&req[i]);
-                PMPI_Wait(&req[i], MPI_STATUS_IGNORE);
-            }
+        aot_coll_cancel_all(2 * w, req);
     free(req);
     return rc;
 }

@@ -19,11 +19,12 @@ int aot_tools_call_count(int kind, uint64_t bytes)
 
 uint64_t aot_tools_call_bytes(int kind, uint64_t bytes)
 {
-    int n = aot_tools_call_count(kind, bytes), skewed;
-    uint64_t block = (uint64_t) (n > 0 ? n : 1) * (uint64_t) aot_tools_call_type_size(kind);
+    int n = aot_tools_call_count(kind, bytes), one = n > 0 ? n : 1, skewed;
+    int size = aot_tools_call_type_size(kind);
 
-    if (kind == AOT_COLL_ALLTOALLV)    /* the agreed mean block of equal blocks, on 2 ranks */
+    if (kind == AOT_COLL_ALLTOALLV) {   /* the agreed mean block of equal blocks, on 2 ranks */
+        uint64_t block = (uint64_t) one * (uint64_t) size;
         return aot_coll_a2av_bytes(4 * block, block, 2, &skewed);
-    return aot_coll_bytes((enum aot_coll_kind) kind, 1, n > 0 ? n : 1,
-                          aot_tools_call_type_size(kind), NULL);
+    }
+    return aot_coll_bytes((enum aot_coll_kind) kind, 1, one, size, NULL);
 }
