@@ -80,12 +80,22 @@ static const char *const aot_coll_groups[AOT_COLL_NKINDS] = {
 
 /* ---------------------------------------------------------------- private communicators */
 
+/* aot_policy_gen changes whenever the policy does (aot_coll_init, aot_coll_set_tuning), and
+ * the decision caches below compare it.  aot_comm_gen changes when a communicator with
+ * autoopt's state is freed: aot_memo_call compares it too, as MPI reuses handles.  (Not
+ * aot_policy_gen: alltoallv's agreement schedule restarts when that changes, and a rank that
+ * freed a communicator the others were not in would then agree alone.) */
+static unsigned aot_policy_gen = 1;
+static unsigned aot_comm_gen = 1;
+
 static int aot_comm_delete(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     struct aot_comm_state *s = val;
     (void) comm;
     (void) keyval;
     (void) extra;
+    /* a decision remembered for this handle (aot_memo_call) must not outlive it */
+    __atomic_add_fetch(&aot_comm_gen, 1, __ATOMIC_RELEASE);
     aot_online_release(s->online);
     aot_coll_ctx_destroy(&s->ctx);
     if (s->ctx.comm != MPI_COMM_NULL)
@@ -177,7 +187,6 @@ struct aot_pick_cache {
     uint64_t bytes;
     struct aot_coll_decision d;
 };
-static unsigned aot_policy_gen = 1;
 static __thread struct aot_pick_cache aot_pick_cache[AOT_COLL_NKINDS]
     __attribute__((tls_model("initial-exec")));
 
@@ -199,6 +208,64 @@ static void aot_decide_cached(enum aot_coll_kind kind, const struct aot_coll_sha
     e->shape = *sh;
     e->commutative = commutative;
     e->gen = gen;
+}
+
+/* Collectives that nothing can route past MPI's own algorithm: not forced, no tuning rule,
+ * no online tuning, no reproducible reduction, and neither trace nor log asking about each
+ * call.  Their calls go to MPI after two counter increments (aot_plain_call): the full path
+ * (state lookup, type size, decision, counters) cost 30-40 ns a call, three times a one-rank
+ * MPI_Bcast, and is the default configuration's.  Recomputed whenever the policy changes. */
+static unsigned char aot_plain[AOT_COLL_NKINDS];
+static int aot_memo_on;       /* aot_memo_call may answer (below) */
+
+static void aot_plain_update(void)
+{
+    aot_memo_on = !aot_cfg.tune_online && !aot_cfg.trace_dir && aot_cfg.verbose < 1;
+    for (int k = 0; k < AOT_COLL_NKINDS; k++)
+        aot_plain[k] = aot_memo_on && aot_policy.forced[k] < 0
+                       && !(aot_policy.reproducible
+                            && (k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE))
+                       && (!aot_policy.tuning
+                           || aot_tuning_covers(aot_policy.tuning, k, 1) < 0);
+}
+
+/* 1 when a call of kind goes straight to MPI: counted as aot_pick counts a native choice. */
+static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
+{
+    if (!aot_plain[kind])
+        return 0;
+    aot_stats_add_caller(aot_counter[kind], 1);
+    aot_stats_pass_caller(fn, AOT_PASS_NO_SUBSYSTEM);
+    return 1;
+}
+
+/* The same for a collective the tuning file routes, at a call like the thread's previous one
+ * of that collective (communicator, bytes, commutativity) that the decision sent to MPI's own
+ * algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B broadcast on 4 ranks
+ * sharing 2 cores (docs/tuning.md, "Never slower than native").  aot_policy_gen also changes
+ * when a communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses
+ * never matches.  Off when a call must be seen (online tuning, trace, AUTOOPT_VERBOSE). */
+struct aot_native_memo {
+    unsigned gen, comm_gen;     /* aot_policy_gen and aot_comm_gen when stored; 0: empty */
+    MPI_Comm comm;
+    uint64_t bytes;
+    int commutative;
+};
+static __thread struct aot_native_memo aot_native_memo[AOT_COLL_NKINDS]
+    __attribute__((tls_model("initial-exec")));
+
+static inline int aot_memo_call(enum aot_coll_kind kind, int fn, MPI_Comm comm, uint64_t bytes,
+                                int commutative)
+{
+    const struct aot_native_memo *m = &aot_native_memo[kind];
+
+    if (m->gen != __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE)
+        || m->comm_gen != __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE) || m->comm != comm
+        || m->bytes != bytes || m->commutative != commutative)
+        return 0;
+    aot_stats_add_caller(aot_counter[kind], 1);
+    aot_stats_pass_caller(fn, AOT_PASS_NO_SUBSYSTEM);
+    return 1;
 }
 
 /* A tuning file with rules for kind but none for communicators of this size was probably
@@ -241,9 +308,11 @@ static void aot_count_choice(enum aot_coll_kind kind, int fn, int alg,
 /* Decides, logs the first use of each algorithm and each fallback once (on rank 0 of the
  * communicator, so a job prints it once), and counts.  fn < 0: a nested call (counted only
  * under the algorithm's counter). */
-static void aot_pick(enum aot_coll_kind kind, int fn, const struct aot_coll_shape *sh,
-                     int comm_rank, uint64_t bytes, int commutative, struct aot_coll_choice *c)
+static enum aot_pass_reason aot_pick(enum aot_coll_kind kind, int fn,
+                                     const struct aot_coll_shape *sh, int comm_rank,
+                                     uint64_t bytes, int commutative, struct aot_coll_choice *c)
 {
+    enum aot_pass_reason why;
     struct aot_coll_decision d;
     const struct aot_coll_alg *a;
     int comm_size = sh->size;
@@ -262,9 +331,10 @@ static void aot_pick(enum aot_coll_kind kind, int fn, const struct aot_coll_shap
         aot_log(1, "%s: %s (%s)", aot_coll_kind_names[kind], a->name, aot_why_text(d.why));
     if (fn >= 0 && d.why == AOT_WHY_DEFAULT && aot_policy.tuning)
         aot_warn_uncovered(kind, comm_size, comm_rank);
-    aot_count_choice(kind, fn, d.choice.alg,
-                     d.failed ? AOT_PASS_RESTRICTION : AOT_PASS_NO_SUBSYSTEM, bytes);
+    why = d.failed ? AOT_PASS_RESTRICTION : AOT_PASS_NO_SUBSYSTEM;
+    aot_count_choice(kind, fn, d.choice.alg, why, bytes);
     *c = d.choice;
+    return why;
 }
 
 /* Whether all ranks of a communicator share one host (the `shm` algorithms then keep a small
@@ -338,7 +408,15 @@ static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_ki
     if (aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
         return;
     aot_comm_shape(s, comm, &sh);
-    aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c);
+    if (aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c) == AOT_PASS_NO_SUBSYSTEM
+        && c->alg == (int) kind && aot_memo_on) {
+        struct aot_native_memo *m = &aot_native_memo[kind];
+        m->comm = comm;
+        m->bytes = bytes;
+        m->commutative = commutative;
+        m->gen = __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE);
+        m->comm_gen = __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE);
+    }
 }
 
 
@@ -490,14 +568,18 @@ static struct aot_comm_state *aot_enter(MPI_Comm comm, int fn)
 int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                        MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allreduce);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, commute, rc;
     struct aot_coll_ctx ctx;
 
-    if (!s || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
-        || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+    if (aot_plain_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce)
+        || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
+        || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS
+        || aot_memo_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, comm,
+                         aot_coll_bytes(AOT_COLL_ALLREDUCE, 0, count, tsz, NULL), commute)
+        || !(s = aot_enter(comm, AOT_FN_MPI_Allreduce)))
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
     aot_choose(s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce,
                aot_coll_bytes(AOT_COLL_ALLREDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
@@ -510,17 +592,23 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 
 int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Bcast);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     uint64_t bytes;
     int tsz, rc;
     struct aot_coll_ctx ctx;
 
-    if (!s || count < 0 || root < 0 || root >= s->size
-        || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
+    if (aot_plain_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast))
         return PMPI_Bcast(buf, count, dt, root, comm);
-    bytes = aot_coll_bytes(AOT_COLL_BCAST, s->size, count, tsz, NULL);
+    if (count < 0 || root < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    bytes = aot_coll_bytes(AOT_COLL_BCAST, 0, count, tsz, NULL);
+    if (aot_memo_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, comm, bytes, 1))
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    s = aot_enter(comm, AOT_FN_MPI_Bcast);
+    if (!s || root >= s->size)
+        return PMPI_Bcast(buf, count, dt, root, comm);
     if (bytes > INT_MAX) {   /* no int count of bytes */
         aot_stats_pass(AOT_FN_MPI_Bcast, AOT_PASS_DATATYPE);
         return PMPI_Bcast(buf, count, dt, root, comm);
@@ -536,15 +624,22 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     int root, MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Reduce);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, commute, rc;
     struct aot_coll_ctx ctx;
 
-    if (!s || count < 0 || root < 0 || root >= s->size
-        || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
+    if (aot_plain_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce))   /* in-place workaround: native.c */
+        return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
+    if (count < 0 || root < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
         || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
+    if (aot_memo_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, comm,
+                      aot_coll_bytes(AOT_COLL_REDUCE, 0, count, tsz, NULL), commute))
+        return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
+    s = aot_enter(comm, AOT_FN_MPI_Reduce);
+    if (!s || root >= s->size)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
     aot_choose(s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce,
                aot_coll_bytes(AOT_COLL_REDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
@@ -558,13 +653,17 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgather);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
     struct aot_coll_ctx ctx;
 
-    if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
+    if (aot_plain_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather)
+        || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS
+        || aot_memo_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, comm,
+                         aot_coll_bytes(AOT_COLL_ALLGATHER, 0, rcount, tsz, NULL), 1)
+        || !(s = aot_enter(comm, AOT_FN_MPI_Allgather)))
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     aot_choose(s, comm, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather,
                aot_coll_bytes(AOT_COLL_ALLGATHER, s->size, rcount, tsz, NULL), 1, &c, &oc);
@@ -578,12 +677,19 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
 int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                         const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Allgatherv);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
-    int tsz, rc;
+    int tsz, rc, inter = 1;
     struct aot_coll_ctx ctx;
 
+    /* with the one-rank workaround (native.c) on intracommunicators only: the displacements of
+     * an intercommunicator's call index its remote group */
+    if (aot_plain_call(AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv))
+        return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter
+               ? aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm)
+               : PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    s = aot_enter(comm, AOT_FN_MPI_Allgatherv);
     if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     aot_choose(s, comm, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
@@ -607,13 +713,17 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
 int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                       MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoall);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
     struct aot_coll_ctx ctx;
 
-    if (!s || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
+    if (aot_plain_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall)
+        || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS
+        || aot_memo_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, comm,
+                         aot_coll_bytes(AOT_COLL_ALLTOALL, 0, rcount, tsz, NULL), 1)
+        || !(s = aot_enter(comm, AOT_FN_MPI_Alltoall)))
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     aot_choose(s, comm, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall,
                aot_coll_bytes(AOT_COLL_ALLTOALL, s->size, rcount, tsz, NULL), 1, &c, &oc);
@@ -763,7 +873,7 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                        MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Alltoallv);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     struct aot_coll_ctx ctx;
@@ -771,7 +881,8 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     double t0;
     int rc;
 
-    if (!s)
+    if (aot_plain_call(AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv)
+        || !(s = aot_enter(comm, AOT_FN_MPI_Alltoallv)))
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
     rc = aot_a2av_bytes(s, comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
                         sbuf == MPI_IN_PLACE ? rdt : sdt, &bytes);
@@ -798,13 +909,15 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 
 int aot_coll_barrier(MPI_Comm comm)
 {
-    struct aot_comm_state *s = aot_enter(comm, AOT_FN_MPI_Barrier);
+    struct aot_comm_state *s;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     struct aot_coll_ctx ctx;
     int rc;
 
-    if (!s)
+    if (aot_plain_call(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier)
+        || aot_memo_call(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, comm, 0, 1)
+        || !(s = aot_enter(comm, AOT_FN_MPI_Barrier)))
         return PMPI_Barrier(comm);
     aot_choose(s, comm, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier,
                aot_coll_bytes(AOT_COLL_BARRIER, s->size, 0, 0, NULL), 1, &c, &oc);
@@ -969,6 +1082,7 @@ int aot_coll_init(char *err, size_t errlen)
         if (aot_policy.forced[k] >= 0 && aot_world_rank == 0)
             AOT_LOG(1, "collectives: %s forced to %s", aot_coll_kind_names[k],
                     aot_coll_algs[aot_policy.forced[k]].name);
+    aot_plain_update();
     if (aot_cfg.tune_online) {
         aot_online_start(&aot_policy);
         aot_stats_section("online", aot_online_stats_text, aot_online_stats_json);
@@ -988,6 +1102,7 @@ void aot_coll_finish(void)
 void aot_coll_set_tuning(const struct aot_tuning *t)
 {
     aot_policy.tuning = t;
+    aot_plain_update();
     __atomic_add_fetch(&aot_policy_gen, 1, __ATOMIC_RELEASE);
 }
 

@@ -7,8 +7,11 @@
  * which autoopt does not intercept) with blocks of the same calls made through MPI_* (which
  * go through autoopt), so both see the same machine state; each row reports the median over
  * the blocks.  A ping-pong iteration makes two calls per rank (send and receive), so the added
- * time per call is half the difference of the round-trip times.  For allreduce each iteration
- * is one call.  A last row times MPI_Iprobe(MPI_PROC_NULL), which communicates nothing, to
+ * time per call is half the difference of the round-trip times.  For allreduce and bcast
+ * each iteration is one call (a 4-B broadcast from rank 0, back to back).  Under
+ * AUTOOPT_TUNING=tools/overhead/native-rules.tune every collective is routed by a rule that
+ * names MPI's own algorithm: the cost of the decision path instead of the default's
+ * pass-through.  A last row times MPI_Iprobe(MPI_PROC_NULL), which communicates nothing, to
  * show the wrapper's own cost without the network's noise.  The "chain" row compares 4
  * MPI_Sendrecv per iteration (a chain, in the default configuration) with the hand-written
  * PMPI_Irecv/PMPI_Isend/PMPI_Waitall version; its added time is per MPI_Sendrecv.
@@ -58,6 +61,24 @@ static double pingpong(int use_pmpi, char *buf, int bytes, int iters, int rank)
             }
         }
     }
+    return (MPI_Wtime() - t0) / iters;
+}
+
+static double bcast(int use_pmpi, int iters)
+{
+    int v = 4, sink = 0;
+    double t0;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (use_pmpi)
+            PMPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        else
+            MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        sink += v;
+    }
+    if (sink == -1)
+        printf("%d\n", sink);                 /* never: keeps the loop */
     return (MPI_Wtime() - t0) / iters;
 }
 
@@ -167,11 +188,12 @@ int main(int argc, char **argv)
     tn = malloc(sizeof(double) * (size_t) blocks);
     ta = malloc(sizeof(double) * (size_t) blocks);
     if (rank == 0) {
-        const char *d = getenv("AUTOOPT_DISABLE");
+        const char *d = getenv("AUTOOPT_DISABLE"), *t = getenv("AUTOOPT_TUNING");
         printf("# autoopt-bench-overhead: 2 ranks, %d blocks x %d iterations, interleaved native/autoopt\n",
                blocks, iters);
-        printf("# autoopt mode: %s\n", d && !strcmp(d, "1") ? "pass-through (AUTOOPT_DISABLE=1)"
-                                                          : "default configuration");
+        printf("# autoopt mode: %s%s%s\n", d && !strcmp(d, "1") ? "pass-through (AUTOOPT_DISABLE=1)"
+                                                              : "default configuration",
+               t && *t ? ", AUTOOPT_TUNING=" : "", t && *t ? t : "");
         printf("# %-18s %14s %14s %16s\n", "test", "native us", "autoopt us", "added ns/call");
     }
     for (int bytes = 0; bytes <= MAXBYTES; bytes = bytes ? bytes * 2 : 1) {
@@ -196,6 +218,16 @@ int main(int argc, char **argv)
     if (rank == 0) {
         double mn = median(tn, blocks), ma = median(ta, blocks);
         printf("  allreduce 8 B     %14.3f %14.3f %16.1f\n", mn * 1e6, ma * 1e6, (ma - mn) * 1e9);
+    }
+    bcast(1, iters / 10 + 1);
+    bcast(0, iters / 10 + 1);
+    for (int b = 0; b < blocks; b++) {
+        tn[b] = bcast(1, iters);
+        ta[b] = bcast(0, iters);
+    }
+    if (rank == 0) {
+        double mn = median(tn, blocks), ma = median(ta, blocks);
+        printf("  bcast 4 B         %14.3f %14.3f %16.1f\n", mn * 1e6, ma * 1e6, (ma - mn) * 1e9);
     }
     {
         double *cs = calloc(4 * CHAIN_N, sizeof(double)), *cr = calloc(4 * CHAIN_N, sizeof(double));

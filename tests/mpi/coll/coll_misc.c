@@ -11,6 +11,11 @@
  *    delete callback frees the private duplicate; MPICH has a limited number of context ids,
  *    so leaked duplicates would exhaust them).
  * 4. MPI_COMM_SELF.
+ * 5. A freed communicator's handle reused by MPI for one of another size: under
+ *    coll.communicators.memo's tuning file a broadcast on 2 ranks runs MPI's own algorithm and
+ *    on more ranks binomial, and a rank that kept the first decision for the handle
+ *    (collectives/coll_run.c, aot_memo_call) would run MPI's while the others run binomial:
+ *    the job would hang or broadcast the wrong data.
  * Run with 2 or more ranks.
  */
 #include <stdio.h>
@@ -84,6 +89,44 @@ static void check_comm_cycle(int rank, int size)
     }
 }
 
+static void check_handle_reuse(int rank)
+{
+    int reused = 0, all = 0;
+
+    for (int i = 0; i < 200; i++) {
+        MPI_Comm c, pair;
+        MPI_Comm old = MPI_COMM_NULL;
+        int v[4], expect = 1000 * i + 7;
+
+        MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+        if (pair != MPI_COMM_NULL) {
+            for (int k = 0; k < 4; k++)
+                v[k] = rank == 0 ? expect + k : -1;
+            MPI_Bcast(v, 4, MPI_INT, 0, pair);
+            for (int k = 0; k < 4; k++)
+                CHECK(v[k] == expect + k, "pair %d: bcast got %d, expected %d", i, v[k],
+                      expect + k);
+            old = pair;
+            MPI_Comm_free(&pair);
+        }
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (old != MPI_COMM_NULL && c == old)
+            reused++;
+        for (int k = 0; k < 4; k++)
+            v[k] = rank == 0 ? expect + 100 + k : -1;
+        MPI_Bcast(v, 4, MPI_INT, 0, c);
+        for (int k = 0; k < 4; k++)
+            CHECK(v[k] == expect + 100 + k, "dup %d: bcast got %d, expected %d", i, v[k],
+                  expect + 100 + k);
+        MPI_Comm_free(&c);
+    }
+    /* that MPI reused a handle at all, or the case was not exercised (printed for the log) */
+    MPI_Allreduce(&reused, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("handle reuse: the 2-rank communicator's handle came back for the duplicate "
+               "%d times of 400 (2 ranks x 200)\n", all);
+}
+
 static void check_self(int rank)
 {
     int x = rank + 5, y = -1;
@@ -103,6 +146,7 @@ int main(int argc, char **argv)
     check_isolation(rank, size);
     check_intercomm(rank, size);
     check_comm_cycle(rank, size);
+    check_handle_reuse(rank);
     check_self(rank);
     return aot_test_finish();
 }
