@@ -229,22 +229,26 @@ static void aot_plain_update(void)
                            || aot_tuning_covers(aot_policy.tuning, k, 1) < 0);
 }
 
-/* 1 when a call of kind goes straight to MPI: counted as aot_pick counts a native choice. */
-static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
+/* A call that goes straight to MPI, counted as aot_pick counts a native choice; returns 1. */
+static inline int aot_count_straight(enum aot_coll_kind kind, int fn)
 {
-    if (!aot_plain[kind])
-        return 0;
     aot_stats_add_caller(aot_counter[kind], 1);
     aot_stats_pass_caller(fn, AOT_PASS_NO_SUBSYSTEM);
     return 1;
 }
 
+/* 1 when a call of kind goes straight to MPI (counted). */
+static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
+{
+    return aot_plain[kind] && aot_count_straight(kind, fn);
+}
+
 /* The same for a collective the tuning file routes, at a call like the thread's previous one
  * of that collective (communicator, bytes, commutativity) that the decision sent to MPI's own
  * algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B broadcast on 4 ranks
- * sharing 2 cores (docs/tuning.md, "Never slower than native").  aot_policy_gen also changes
- * when a communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses
- * never matches.  Off when a call must be seen (online tuning, trace, AUTOOPT_VERBOSE). */
+ * sharing 2 cores (docs/tuning.md, "Never slower than native").  aot_comm_gen changes when a
+ * communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses never
+ * matches.  Off when a call must be seen (online tuning, trace, AUTOOPT_VERBOSE). */
 struct aot_native_memo {
     unsigned gen, comm_gen;     /* aot_policy_gen and aot_comm_gen when stored; 0: empty */
     MPI_Comm comm;
@@ -259,13 +263,10 @@ static inline int aot_memo_call(enum aot_coll_kind kind, int fn, MPI_Comm comm, 
 {
     const struct aot_native_memo *m = &aot_native_memo[kind];
 
-    if (m->gen != __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE)
-        || m->comm_gen != __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE) || m->comm != comm
-        || m->bytes != bytes || m->commutative != commutative)
-        return 0;
-    aot_stats_add_caller(aot_counter[kind], 1);
-    aot_stats_pass_caller(fn, AOT_PASS_NO_SUBSYSTEM);
-    return 1;
+    return m->gen == __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE)
+           && m->comm_gen == __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE) && m->comm == comm
+           && m->bytes == bytes && m->commutative == commutative
+           && aot_count_straight(kind, fn);
 }
 
 /* A tuning file with rules for kind but none for communicators of this size was probably

@@ -96,6 +96,23 @@ static double allreduce(int use_pmpi, int iters)
     return (MPI_Wtime() - t0) / iters;
 }
 
+/* One row for a collective timed one call per iteration: a warm-up of each kind, then blocks
+ * of native (PMPI_*) and intercepted calls in turns; medians, time added per call. */
+static void collective_row(const char *label, double (*timed)(int use_pmpi, int iters),
+                           int blocks, int iters, double *tn, double *ta, int rank)
+{
+    timed(1, iters / 10 + 1);
+    timed(0, iters / 10 + 1);
+    for (int b = 0; b < blocks; b++) {
+        tn[b] = timed(1, iters);
+        ta[b] = timed(0, iters);
+    }
+    if (rank == 0) {
+        double mn = median(tn, blocks), ma = median(ta, blocks);
+        printf("  %-17s %14.3f %14.3f %16.1f\n", label, mn * 1e6, ma * 1e6, (ma - mn) * 1e9);
+    }
+}
+
 /* A chain: 4 MPI_Sendrecv of 512 B with the peer, then the program reads what arrived.
  * Native is the hand-written equivalent (PMPI_Irecv and PMPI_Isend per exchange, one
  * PMPI_Waitall), the best any conversion can do; through autoopt the 4 calls are learned as a
@@ -209,26 +226,8 @@ int main(int argc, char **argv)
                    (ma - mn) * 1e9 / 2);
         }
     }
-    allreduce(1, iters / 10 + 1);
-    allreduce(0, iters / 10 + 1);
-    for (int b = 0; b < blocks; b++) {
-        tn[b] = allreduce(1, iters);
-        ta[b] = allreduce(0, iters);
-    }
-    if (rank == 0) {
-        double mn = median(tn, blocks), ma = median(ta, blocks);
-        printf("  allreduce 8 B     %14.3f %14.3f %16.1f\n", mn * 1e6, ma * 1e6, (ma - mn) * 1e9);
-    }
-    bcast(1, iters / 10 + 1);
-    bcast(0, iters / 10 + 1);
-    for (int b = 0; b < blocks; b++) {
-        tn[b] = bcast(1, iters);
-        ta[b] = bcast(0, iters);
-    }
-    if (rank == 0) {
-        double mn = median(tn, blocks), ma = median(ta, blocks);
-        printf("  bcast 4 B         %14.3f %14.3f %16.1f\n", mn * 1e6, ma * 1e6, (ma - mn) * 1e9);
-    }
+    collective_row("allreduce 8 B", allreduce, blocks, iters, tn, ta, rank);
+    collective_row("bcast 4 B", bcast, blocks, iters, tn, ta, rank);
     {
         double *cs = calloc(4 * CHAIN_N, sizeof(double)), *cr = calloc(4 * CHAIN_N, sizeof(double));
         double sink = 0;
