@@ -523,6 +523,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         return NULL;
     aot_gov_params_default(&p);
     p.nmodes = AOT_CHM_N;
+    p.ledger = aot_explore_ledger();
     aot_gov_init(&r->gov, &p);
     for (int i = 0; i < c->n; i++) {
         const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);

@@ -111,6 +111,7 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
 
     aot_gov_params_default(&p);
     p.nmodes = AOT_PG_NMODES;
+    p.ledger = aot_explore_ledger();
     aot_gov_init(&s->gov, &p);
     if (!copy_ok)
         aot_gov_exclude(&s->gov, AOT_PG_M_COPY);

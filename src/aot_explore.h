@@ -13,6 +13,9 @@
  * Called on the thread that calls MPI. */
 int aot_explore_turn(const void *who, uint64_t now_ns);
 void aot_explore_release(const void *who);
+/* The rank's exploration ledger (struct aot_gov_params.ledger): the governors of all chains and
+ * call sites spend one budget, as they explore the same run time. */
+double *aot_explore_ledger(void);
 /* What the caller of a governor keeps beside it: the start of the previous occurrence (0: no
  * period to measure), aot_explore_interrupted's state, and whether the caller ran occurrences
  * untimed (aot_gov_quiet) and credited them: the next occurrence then counts in the schedule

@@ -38,7 +38,9 @@
  * spread is cut at once), and a candidate starts only if the budget left covers the worst
  * typical period of its latest window (for one never tried: the allowance and twice the worst
  * mode's), or its prior.  The loss of a
- * whole run is thus at most budget x run + allowance + one period of a mode never tried.
+ * whole run is thus at most budget x run + allowance + one period of a mode never tried; with a
+ * shared ledger, that holds for the governors sharing it together (run: the longest governed
+ * time among them, allowance: the largest), not for each of them.
  */
 #ifndef AOT_GOVERN_H_INCLUDED
 #define AOT_GOVERN_H_INCLUDED
@@ -60,6 +62,9 @@ struct aot_gov_params {
     int max_rechecks;      /* re-explorations after a decision (cap, e.g. 6) */
     uint64_t recheck_after;/* periods in the decided mode before the first re-check; doubles after each (e.g. 256) */
     double allowance;      /* start allowance: loss allowed before any budget accrued, in native periods (e.g. 2) */
+    double *ledger;        /* NULL: the budget covers this governor's own loss; else the loss of
+                            * every governor sharing this ledger (a rank's chains and sites), so
+                            * that their explorations together stay within one budget */
 };
 
 /* What the latest exploration found out about a candidate. */

@@ -13,6 +13,7 @@
 static struct {
     const void *owner;          /* the governor exploring now, NULL: nobody */
     uint64_t seen_ns;           /* when it last used its turn */
+    double loss_ns;             /* every governor's exploration loss: one budget for the rank */
 } aot_explore;
 
 /* A turn not used for this long is free again: its owner stopped being called (the loop that
@@ -30,6 +31,11 @@ int aot_explore_turn(const void *who, uint64_t now_ns)
     aot_explore.owner = who;
     aot_explore.seen_ns = now_ns;
     return 1;
+}
+
+double *aot_explore_ledger(void)
+{
+    return &aot_explore.loss_ns;
 }
 
 void aot_explore_release(const void *who)

@@ -43,6 +43,7 @@ void aot_gov_params_default(struct aot_gov_params *p)
     p->max_rechecks = 6;
     p->recheck_after = 256;
     p->allowance = 2.0;
+    p->ledger = NULL;
 }
 
 static void aot_gov_sort(double *x, int n)
@@ -196,6 +197,20 @@ static double aot_gov_allowed(const struct aot_gov *g)
     return g->p.budget * g->total_ns + g->p.allowance * g->nat_level;
 }
 
+/* What the budget has covered so far: this governor's loss, or with a shared ledger every
+ * sharer's (two sites of one loop explore the same run time, so they share one budget). */
+static double aot_gov_spent(const struct aot_gov *g)
+{
+    return g->p.ledger ? *g->p.ledger : g->loss_ns;
+}
+
+static void aot_gov_lose(struct aot_gov *g, double ns)
+{
+    g->loss_ns += ns;
+    if (g->p.ledger)
+        *g->p.ledger += ns;
+}
+
 /* The next candidate of this exploration: the latest one again until it has a verdict, then
  * the others in their order; 0 when none is left.  *passed counts the candidates passed over
  * (prior or budget): each leaves its slot and the native slot after it to native filler. */
@@ -221,7 +236,7 @@ static int aot_gov_next(struct aot_gov *g, int *passed)
             ++*passed;
             continue;
         }
-        if (aot_gov_allowed(g) - g->loss_ns < aot_gov_need(g, k)) {
+        if (aot_gov_allowed(g) - aot_gov_spent(g) < aot_gov_need(g, k)) {
             /* a candidate between two verdicts keeps its provisional one, a candidate
              * measured before keeps its verdict */
             if (m->verdict == AOT_GOV_UNTRIED)
@@ -341,7 +356,7 @@ static void aot_gov_settle(struct aot_gov *g)
 {
     double est = aot_gov_window_loss(g);
 
-    g->loss_ns += est * (g->wnwarm + g->wn) - g->wloss;
+    aot_gov_lose(g, est * (g->wnwarm + g->wn) - g->wloss);
     g->wloss = 0;
     g->m[g->wmode].loss_last = est;
 }
@@ -546,7 +561,7 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
         double loss = fmax(t - g->nat_low, 0);
         g->m[k].ran = 1;
         g->wloss += loss;
-        g->loss_ns += loss;
+        aot_gov_lose(g, loss);
     }
     if (++g->wseen <= g->p.warmup) {
         g->wwarm[g->wnwarm++] = t;
@@ -558,7 +573,7 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
         /* the budget left would not cover another period like this window's typical one, and
          * that one is slower than native */
         est = aot_gov_window_loss(g);
-        if (est > g->p.margin * g->nat_level && aot_gov_allowed(g) - g->loss_ns < est) {
+        if (est > g->p.margin * g->nat_level && aot_gov_allowed(g) - aot_gov_spent(g) < est) {
             aot_gov_cut(g, t);
             return g->cur;
         }

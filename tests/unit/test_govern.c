@@ -719,6 +719,58 @@ START_TEST(cheap_prior_decides_sooner)
 }
 END_TEST
 
+/* Two sites of one loop (a ring's send and receive): one period each per iteration, and the
+ * same costly candidate (2.2x native, as guarded 1 MiB receives on shared memory; its prior too
+ * cheap to rule it out).  As in src/explore.c, only one explores at a time and the other gets
+ * no period meanwhile.  Their losses with one ledger stay within one budget (budget x the run +
+ * the allowance + one candidate period); each with its own, they spend about two. */
+static double two_sites(int shared, double *bound)
+{
+    const double nat = 6800 * US, cand = 2.2 * nat;
+    const uint64_t iters = 400;
+    struct aot_gov_params p;
+    static struct aot_gov g[2];
+    double ledger = 0, own = 0;
+    int mode[2], owner = -1;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 2;
+    p.ledger = shared ? &ledger : NULL;
+    for (int i = 0; i < 2; i++) {
+        aot_gov_init(&g[i], &p);
+        aot_gov_prior(&g[i], 1, 0.01 * nat);
+        mode[i] = aot_gov_mode(&g[i]);
+    }
+    for (uint64_t t = 0; t < iters; t++) {
+        for (int i = 0; i < 2; i++) {
+            if (owner >= 0 && owner != i)
+                continue;               /* the other explores: native, no period */
+            mode[i] = aot_gov_period(&g[i], (uint64_t) (mode[i] ? cand : nat));
+            owner = aot_gov_decided(&g[i]) ? -1 : i;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        own += aot_gov_loss_ns(&g[i]);
+    if (shared)
+        ck_assert(fabs(own - ledger) < 1);
+    *bound = p.budget * fmax(aot_gov_total_ns(&g[0]), aot_gov_total_ns(&g[1])) +
+             p.allowance * nat + (cand - nat);
+    return own;
+}
+
+START_TEST(shared_ledger_one_budget)
+{
+    double bound, shared = two_sites(1, &bound), separate = two_sites(0, &bound);
+
+    fprintf(stderr, "two sites, 400 iterations: loss %.1f ms with one ledger, %.1f ms with "
+            "one each; bound %.1f ms\n", shared / 1e6, separate / 1e6, bound / 1e6);
+    ck_assert_msg(shared <= bound, "shared ledger: loss %.0f ns over the bound %.0f ns", shared,
+                  bound);
+    ck_assert_msg(separate > bound, "separate budgets stayed within one (%.0f ns): the test "
+                  "does not tell them apart", separate);
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -745,6 +797,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, futile_recheck_one_window);
     tcase_add_test(tc, narrow_win_confirmed);
     tcase_add_test(tc, cheap_prior_decides_sooner);
+    tcase_add_test(tc, shared_ledger_one_budget);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -106,6 +106,35 @@ int main(int argc, char **argv)
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
           "proc_null status %d/%d/%d", st.MPI_SOURCE, st.MPI_TAG, count);
 
+    /* 6. Cancelled receives (MPICH cancels a receive that nothing matched yet, and not one that
+     *    a message matched): the status says which, and a cancelled receive takes nothing. */
+    {
+        int flag, v = -1, w = -1, x = 1000 + rank;
+        MPI_Irecv(&v, 1, MPI_INT, left, 60, MPI_COMM_WORLD, &req[0]);
+        MPI_Cancel(&req[0]);
+        MPI_Wait(&req[0], &st);
+        MPI_Test_cancelled(&st, &flag);
+        CHECK(flag == 1 && v == -1, "unmatched receive: cancelled %d, value %d", flag, v);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Sendrecv(&x, 1, MPI_INT, right, 60, &v, 1, MPI_INT, left, 60, MPI_COMM_WORLD, &st);
+        CHECK(v == 1000 + left, "the message after a cancel: %d", v);
+        MPI_Test_cancelled(&st, &flag);
+        CHECK(flag == 0, "a completed receive reads as cancelled");
+
+        MPI_Irecv(&w, 1, MPI_INT, left, 61, MPI_COMM_WORLD, &req[0]);
+        MPI_Isend(&x, 1, MPI_INT, right, 61, MPI_COMM_WORLD, &req[1]);
+        MPI_Wait(&req[1], &sts[1]);
+        do                                /* the message has matched the receive */
+            MPI_Request_get_status(req[0], &flag, MPI_STATUS_IGNORE);
+        while (!flag);
+        MPI_Cancel(&req[0]);              /* too late: it completes as received */
+        MPI_Wait(&req[0], &st);
+        MPI_Test_cancelled(&st, &flag);
+        CHECK(flag == 0, "a matched receive was cancelled");
+        CHECK(w == 1000 + left && st.MPI_SOURCE == left && st.MPI_TAG == 61,
+              "matched receive: value %d, status %d/%d", w, st.MPI_SOURCE, st.MPI_TAG);
+    }
+
     free(sbuf);
     free(rbuf);
     return aot_test_finish();
