@@ -310,6 +310,20 @@ class NetclusterOptions(unittest.TestCase):
             with self.assertRaises(cli.UsageError, msg=bad):
                 netcluster.resolve_run_options("run", {"ranks": 2, "sysctl": [bad]})
 
+    def test_host_queue(self):
+        # a host's sending side queues like a host's transmit queue (about 1000 frames), the
+        # switch ports keep --latency; a bad size is refused naming the option
+        from autoopt_tools import netcluster
+        o = netcluster.resolve_run_options("run", {"ranks": 2})
+        self.assertEqual((o["host_queue"], o["latency"]), ("1480kb", "50ms"))
+        opts, cmd = netcluster.parse_options("run", ["-n", "2", "--host-queue", "3mb", "--",
+                                                     "true"], netcluster.RUN_SPEC, True)
+        self.assertEqual((opts["host_queue"], cmd), ("3mb", ["true"]))
+        with self.assertRaises(cli.UsageError) as e:
+            netcluster.parse_options("run", ["-n", "2", "--host-queue", "lots", "--", "true"],
+                                     netcluster.RUN_SPEC, True)
+        self.assertIn("--host-queue", str(e.exception))
+
 
 class Imports(unittest.TestCase):
     def test_every_module_imports(self):

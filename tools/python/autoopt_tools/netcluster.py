@@ -73,7 +73,13 @@ SUBCOMMANDS
         --uplink RATE        rate of every switch-to-switch uplink (default: --rate)
         --burst SIZE         tbf bucket size (default 4kb; about 4 KB keeps messages from
                              16 KiB up at the nominal rate, see docs/netcluster.md)
-        --latency TIME       tbf queue limit as a delay (default 50ms)
+        --latency TIME       queue limit of every switch port and uplink, as a delay
+                             (default 50ms: 625 KB at 100 Mbit/s)
+        --host-queue SIZE    queue limit of every host's sending side (default 1480kb:
+                             about 1000 full-size frames, a Linux host's default
+                             txqueuelen; with the 50 ms limit there, a host sending to
+                             7 peers at once dropped packets and waited for TCP
+                             retransmission timeouts, see docs/netcluster.md)
         --yield MODE         waiting policy: auto (default) preloads the yield-when-idle
                              library into every rank when ranks outnumber cores; on; off
         --yield-lib FILE     the yield-when-idle library (default: the build's
@@ -130,7 +136,7 @@ SUBCOMMANDS
         First checks that the machine is idle (see "idle"); a busy machine is reported, the
         results are marked busy and the verdict is NOT TRUSTED.  Saves the calibration as
         JSON (--save).  Exit status 0 trusted, 1 not trusted.  Options:
-        --rate, --uplink, --burst, --latency, --yield, --yield-lib, --tcp-close,
+        --rate, --uplink, --burst, --latency, --host-queue, --yield, --yield-lib, --tcp-close,
         --tcp-close-lib, --build, --timeout   as for run
         --switches 1|2       put the two hosts on one switch (default) or on two switches,
                              so that the path crosses the uplink
@@ -592,12 +598,12 @@ def write_topology(path, hosts, switches, ppn):
 class Cluster:
     """Namespaces, veths, bridges and shapers of one run."""
 
-    def __init__(self, hosts, switches, rate_tc, uplink_tc, burst, latency):
+    def __init__(self, hosts, switches, rate_tc, uplink_tc, burst, latency, host_queue):
         if switches > hosts:
             raise UsageError(f"--switches {switches} is more than the {hosts} hosts")
         self.hosts, self.switches = hosts, switches
         self.rate_tc, self.uplink_tc = rate_tc, uplink_tc
-        self.burst, self.latency = burst, latency
+        self.burst, self.latency, self.host_queue = burst, latency, host_queue
         self.prefix = f"aotnc{os.getpid()}"
         self.sw_ns = f"{self.prefix}-sw"
         self.host_ns = [f"{self.prefix}-h{k}" for k in range(hosts)]
@@ -643,6 +649,8 @@ class Cluster:
 
         tc_args = f"tbf rate {self.rate_tc} burst {self.burst} latency {self.latency}"
         up_args = f"tbf rate {self.uplink_tc} burst {self.burst} latency {self.latency}"
+        # a host's own sending side queues like a host's transmit queue, not like a switch port
+        host_args = f"tbf rate {self.rate_tc} burst {self.burst} limit {self.host_queue}"
         # veth pairs created directly in their namespaces: host end eth0, switch end hK.
         run_cmd(["ip", "-batch", "-"], "creating host links",
                 "".join(f"link add name eth0 netns {h} type veth peer name h{k} netns {self.sw_ns}\n"
@@ -670,7 +678,7 @@ class Cluster:
             run_cmd(["ip", "-n", h, "-batch", "-"], f"configuring host {k}",
                     "link set lo up\nlink set eth0 addrgenmode none\n"
                     f"addr add {self.address(k)}/24 dev eth0\nlink set eth0 up\n")
-            run_cmd(["tc", "-n", h, "qdisc", "replace", "dev", "eth0", "root"] + tc_args.split(),
+            run_cmd(["tc", "-n", h, "qdisc", "replace", "dev", "eth0", "root"] + host_args.split(),
                     f"shaping host {k}")
         self._wait_carrier()
 
@@ -768,6 +776,7 @@ RUN_SPEC = {
     "--switches": ("switches", int_range(1, 16)),
     "--rate": ("rate", rate), "--uplink": ("uplink", rate),
     "--burst": ("burst", tc_size), "--latency": ("latency", tc_time),
+    "--host-queue": ("host_queue", tc_size),
     "--yield": ("yield", choice("auto", "on", "off")),
     "--yield-lib": ("yield_lib", existing_file),
     "--tcp-close": ("tcp_close", choice("auto", "on", "off")),
@@ -785,7 +794,7 @@ RUN_SPEC = {
 
 def resolve_run_options(sub, opts):
     o = {"ppn": 1, "switches": 1, "rate": rate("100mbit"), "burst": "4kb",
-         "latency": "50ms", "yield": "auto", "tcp_close": "auto", "preload": [], "env": [],
+         "latency": "50ms", "host_queue": "1480kb", "yield": "auto", "tcp_close": "auto", "preload": [], "env": [],
          "sysctl": [], "link_stats": None, "timeout": None,
          "build": None, "quiet": False}     # build: only when given (else configured paths)
     o.update(opts)
@@ -886,7 +895,7 @@ def run_job(o, command, capture=None, announce=True):
     print(f"{PROG}: waiting policy: {policy}", file=sys.stderr, flush=True)
     close_lib, close_desc = tcp_close_policy(o, ranks)
     cluster = Cluster(hosts, o["switches"], o["rate"][0], o["uplink"][0], o["burst"],
-                      o["latency"])
+                      o["latency"], o["host_queue"])
     proc = None
     status = 125
     t_start = time.monotonic()
@@ -898,7 +907,8 @@ def run_job(o, command, capture=None, announce=True):
             say(f"{ranks} ranks on {hosts} hosts ({o['ppn']} per host), {o['switches']} "
                 f"switch{'es' if o['switches'] > 1 else ''}, links {o['rate'][1] / 1e6:g} Mbit/s"
                 + (f", uplinks {o['uplink'][1] / 1e6:g} Mbit/s" if o['switches'] > 1 else "")
-                + f", tbf burst {o['burst']}, subnet {cluster.subnet}, namespaces "
+                + f", tbf burst {o['burst']}, queues {o['latency']} (switch ports), "
+                f"{o['host_queue']} (hosts), subnet {cluster.subnet}, namespaces "
                 f"{cluster.prefix}-* (set up in {time.monotonic() - t_start:.2f} s); "
                 f"MPI_Finalize workaround {close_desc}")
         argv = build_launch(cluster, o, ranks, command, yield_lib, close_lib)
@@ -1107,7 +1117,8 @@ def cmd_idle(argv):
 # ------------------------------------------------------------------ calibrate
 
 CAL_SPEC = {k: v for k, v in RUN_SPEC.items()
-            if k in ("--rate", "--uplink", "--burst", "--latency", "--yield", "--yield-lib",
+            if k in ("--rate", "--uplink", "--burst", "--latency", "--host-queue", "--yield",
+                     "--yield-lib",
                      "--tcp-close", "--tcp-close-lib", "--build", "--timeout")}
 CAL_SPEC.update({
     "--switches": ("switches", int_range(1, 2)),
@@ -1250,6 +1261,7 @@ def cmd_calibrate(argv):
         "topology": {"hosts": 2, "switches": o["switches"], "path": path,
                      "rate": o["rate"][0], "rate_bits_per_s": nominal,
                      "uplink": o["uplink"][0], "burst": o["burst"], "latency": o["latency"],
+                     "host_queue": o["host_queue"],
                      "ucx_tls": "tcp,self"},
         "program": os.path.basename(pingpong), "max_size": max_size,
         "idle": idle, "idle_after": idle_after, "busy": busy,
