@@ -15,9 +15,9 @@ rm -rf "$dir" && mkdir -p "$dir"
 cd "$tables"
 
 echo "== builtin.tune is the merge of its parts"
-python3 merge_tables.py one-host.tune netcluster-8.tune > "$dir/merged.tune"
+python3 merge_tables.py one-host.tune netcluster-8.tune netcluster-8-alltoall.tune > "$dir/merged.tune"
 if ! diff -u builtin.tune "$dir/merged.tune"; then
-    echo "FAIL: builtin.tune differs from merge_tables.py one-host.tune netcluster-8.tune"
+    echo "FAIL: builtin.tune differs from merge_tables.py one-host.tune netcluster-8.tune netcluster-8-alltoall.tune"
     exit 1
 fi
 "$checker" builtin.tune
