@@ -794,8 +794,8 @@ RUN_SPEC = {
 
 def resolve_run_options(sub, opts):
     o = {"ppn": 1, "switches": 1, "rate": rate("100mbit"), "burst": "4kb",
-         "latency": "50ms", "host_queue": "1480kb", "yield": "auto", "tcp_close": "auto", "preload": [], "env": [],
-         "sysctl": [], "link_stats": None, "timeout": None,
+         "latency": "50ms", "host_queue": "1480kb", "yield": "auto", "tcp_close": "auto",
+         "preload": [], "env": [], "sysctl": [], "link_stats": None, "timeout": None,
          "build": None, "quiet": False}     # build: only when given (else configured paths)
     o.update(opts)
     o.setdefault("uplink", o["rate"])
@@ -1118,8 +1118,7 @@ def cmd_idle(argv):
 
 CAL_SPEC = {k: v for k, v in RUN_SPEC.items()
             if k in ("--rate", "--uplink", "--burst", "--latency", "--host-queue", "--yield",
-                     "--yield-lib",
-                     "--tcp-close", "--tcp-close-lib", "--build", "--timeout")}
+                     "--yield-lib", "--tcp-close", "--tcp-close-lib", "--build", "--timeout")}
 CAL_SPEC.update({
     "--switches": ("switches", int_range(1, 2)),
     "--max-size": ("max_size", int_range(1024, 1 << 30)),
