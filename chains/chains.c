@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aot_agree.h"
 #include "aot_calib.h"
 #include "aot_govern.h"
 #include "chains.h"
@@ -524,6 +525,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
     aot_gov_params_default(&p);
     p.nmodes = AOT_CHM_N;
     p.ledger = aot_explore_ledger();
+    p.agree = aot_agree_votes_on();
     aot_gov_init(&r->gov, &p);
     for (int i = 0; i < c->n; i++) {
         const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);

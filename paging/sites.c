@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aot_agree.h"
 #include "aot_calib.h"
 #include "aot_govern.h"
 #include "paging.h"
@@ -112,6 +113,7 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
     aot_gov_params_default(&p);
     p.nmodes = AOT_PG_NMODES;
     p.ledger = aot_explore_ledger();
+    p.agree = aot_agree_votes_on();
     aot_gov_init(&s->gov, &p);
     if (!copy_ok)
         aot_gov_exclude(&s->gov, AOT_PG_M_COPY);

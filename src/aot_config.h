@@ -49,6 +49,7 @@ struct aot_config {
     int chain_verify;        /* AUTOOPT_CHAIN_VERIFY 0/1 */
     int chain_max_breaks;    /* AUTOOPT_CHAIN_MAX_BREAKS */
     int p2p_mode;            /* AUTOOPT_P2P_MODE: AOT_P2P_AUTO (default) or a forced mode */
+    int p2p_agree;           /* AUTOOPT_P2P_AGREE: governors agree on verdicts (default 1) */
     int site_depth;          /* AUTOOPT_SITE_DEPTH frames */
     const char *trace_dir;   /* AUTOOPT_TRACE directory, NULL off */
     int calib;               /* AUTOOPT_CALIB: AOT_CALIB_MEASURE (default), _OFF or _GIVEN */

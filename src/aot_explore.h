@@ -25,6 +25,7 @@ struct aot_explore_clock {
     uint64_t min_ns;
     int skipped;
     int resumed;
+    uint64_t last_ns;   /* the previous period, if measured (0: none): periods go in pairs */
 };
 /* An occurrence of who (a chain, a call site) starts now: the period since the previous one
  * goes to its governor g unless it was an interruption; the mode to run it in is returned, and

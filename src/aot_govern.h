@@ -4,11 +4,12 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Pure (govern.c): no MPI, no system calls, no clock, no allocation; the caller times the
- * periods and feeds them.  One struct aot_gov per site, embedded by the caller.  Decisions are
- * local to a rank: running a site natively or converted never changes which message matches
- * which receive, so no rank needs to know another's choice.
+ * periods and feeds them.  One struct aot_gov per site, embedded by the caller.  Running a site
+ * natively or converted never changes which message matches which receive, so verdicts need
+ * not agree for correctness; for the benefit they do, and with params.agree the ranks take
+ * each verdict together (see "Agreed verdicts" below).
  *
- * Aligned.  Decisions are local, but what a mode buys can depend on the neighbours' modes (a
+ * Aligned.  What a mode buys can depend on the neighbours' modes (a
  * halo exchange overlaps only when the ranks on both sides of a message convert), so the
  * schedule is a function of the occurrence count alone: every window is a slot of warmup + win
  * occurrences; a window cut short, or a candidate passed over (its prior, the budget), leaves
@@ -65,6 +66,39 @@ struct aot_gov_params {
     double *ledger;        /* NULL: the budget covers this governor's own loss; else the loss of
                             * every governor sharing this ledger (a rank's chains and sites), so
                             * that their explorations together stay within one budget */
+    int agree;             /* 1: verdicts are agreed by all ranks (aot_gov_vote, aot_gov_agreed) */
+};
+
+/*
+ * Agreed verdicts (params.agree; docs/govern.md, "Agreed verdicts").  At the end of every native
+ * window of a scheduled exploration the governor casts a vote instead of deciding: what the
+ * candidate window before it measured here (or that it was cut short), and which candidates this
+ * rank could run next (prior, budget).  It then holds: the site runs natively, unscored, until
+ * the caller hands it the sum of all ranks' votes (aot_gov_agreed), from which every rank takes
+ * the same verdict and the same next window.  The caller sums the packed words with an integer
+ * MPI_SUM (exact, so every rank reads the same tally); aot_gov_tally_read checks that every vote
+ * was the same vote of the same exploration and about the same candidate, else the tally is
+ * inconsistent and aot_gov_agreed(g, NULL) decides from this rank's own vote alone.
+ */
+#define AOT_GOV_VOTE_WORDS 20
+struct aot_gov_vote {
+    unsigned seq;          /* the re-check and the vote's number in its exploration */
+    int mode;              /* the candidate judged (0: none) */
+    int has;               /* its window measured: ratio and se2 hold */
+    double ratio, se2;     /* its window's ratio to native and that ratio's squared SE */
+    int cut;               /* its window was cut short here, at cut_ratio x native */
+    double cut_ratio;
+    int cheap;             /* judged at one standard error here (a cheap prior) */
+    unsigned ok;           /* bit k: candidate k could run its next window here */
+    unsigned todo;         /* bit k: candidate k still wants a window here */
+    double base_ns;        /* native's level its ratio refers to (local: never summed) */
+};
+struct aot_gov_tally {
+    int n;                 /* votes */
+    int consistent;        /* all the same vote, about the same candidate */
+    int mode, nhas, ncut, cheap_all;
+    double ratio, se2, cut_ratio;   /* means over the votes that have them */
+    unsigned ok_all, todo_any;
 };
 
 /* What the latest exploration found out about a candidate. */
@@ -131,6 +165,15 @@ struct aot_gov {
     /* The decided phase. */
     uint64_t since;        /* periods since the decision */
     double ref_level;      /* native's level when the decision was taken */
+    /* Agreed verdicts (params.agree). */
+    int votes;             /* votes cast in this exploration */
+    int vote_ready;        /* a vote waits to be taken (aot_gov_vote) */
+    int holding;           /* waits for the tally (aot_gov_agreed): native, unscored */
+    int cut_mode;          /* the candidate cut short since the latest vote, and at what ratio */
+    double cut_last;
+    struct aot_gov_vote vote;   /* the latest vote cast */
+    uint64_t held;         /* occurrences spent holding */
+    uint32_t agreed_n, local_n; /* tallies applied, and votes decided alone */
     /* Totals. */
     uint64_t periods;
     double total_ns;       /* time governed */
@@ -179,6 +222,14 @@ int aot_gov_choice(const struct aot_gov *g);
 double aot_gov_median_ns(const struct aot_gov *g, int mode);
 uint64_t aot_gov_scored(const struct aot_gov *g, int mode);
 int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf, size_t len);
+/* Agreed verdicts: whether a vote waits to be cast (1: *v is it, taken), whether the governor
+ * holds for the tally, the tally (NULL: this rank's own vote alone); packing and reading. */
+int aot_gov_vote(struct aot_gov *g, struct aot_gov_vote *v);
+int aot_gov_holding(const struct aot_gov *g);
+void aot_gov_agreed(struct aot_gov *g, const struct aot_gov_tally *t);
+void aot_gov_vote_pack(const struct aot_gov_vote *v, int64_t w[AOT_GOV_VOTE_WORDS]);
+void aot_gov_tally_read(const int64_t w[AOT_GOV_VOTE_WORDS], struct aot_gov_tally *t);
+
 /* The exploration loss and the governed time so far, ns (for tests and statistics). */
 double aot_gov_loss_ns(const struct aot_gov *g);
 double aot_gov_total_ns(const struct aot_gov *g);

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 
+#include "aot_agree.h"
 #include "aot_explore.h"
 #include "aot_govern.h"
 
@@ -61,6 +62,32 @@ static int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t peri
     return 0;
 }
 
+/* Agreed verdicts: a vote the governor cast is posted, a tally that arrived is handed back; a
+ * vote that cannot be posted, or whose partners never came, is decided alone. */
+static void aot_explore_agree(struct aot_gov *g, const void *who)
+{
+    struct aot_gov_vote v;
+    int64_t w[AOT_GOV_VOTE_WORDS];
+
+    if (aot_gov_vote(g, &v)) {
+        aot_gov_vote_pack(&v, w);
+        if (!aot_agree_post(who, w)) {
+            aot_gov_agreed(g, NULL);
+            return;
+        }
+    }
+    if (aot_gov_holding(g)) {
+        int got = aot_agree_test(who, w);
+        if (got > 0) {
+            struct aot_gov_tally t;
+            aot_gov_tally_read(w, &t);
+            aot_gov_agreed(g, &t);
+        } else if (got < 0) {
+            aot_gov_agreed(g, NULL);
+        }
+    }
+}
+
 int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k)
 {
     const uint64_t now = aot_now_ns();
@@ -68,12 +95,29 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
 
     /* an interruption still takes its place in the schedule (aot_gov_skip), so that the ranks'
      * governors stay in step */
-    if (!k->t_start)
+    if (!k->t_start) {
         mode = k->resumed ? aot_gov_skip(g) : aot_gov_mode(g);
-    else if (aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start))
+        k->last_ns = 0;
+    } else if (aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start)) {
         mode = aot_gov_skip(g);
-    else
-        mode = aot_gov_period(g, now - k->t_start);
+        k->last_ns = 0;
+    } else if (!k->last_ns) {
+        /* the first period of a pair: counted, scored with the next one */
+        mode = aot_gov_skip(g);
+        k->last_ns = now - k->t_start;
+    } else {
+        /* a pair of periods: a loop that runs the site twice per iteration with different
+         * work between (the red and the black phase of an SOR) alternates short and long
+         * periods, and a mode that evens them out (guarded chains) must not be judged by the
+         * short ones alone */
+        uint64_t p = now - k->t_start;
+        mode = aot_gov_period(g, p + k->last_ns);
+        k->last_ns = p;
+    }
+    if (g->p.agree) {
+        aot_explore_agree(g, who);
+        mode = aot_gov_mode(g);
+    }
 
     k->resumed = 0;
     if (aot_gov_decided(g)) {

@@ -44,6 +44,7 @@ void aot_gov_params_default(struct aot_gov_params *p)
     p->recheck_after = 256;
     p->allowance = 2.0;
     p->ledger = NULL;
+    p->agree = 0;
 }
 
 static void aot_gov_sort(double *x, int n)
@@ -145,6 +146,8 @@ static void aot_gov_start(struct aot_gov *g, int win)
     g->pend = 0;
     g->cursor = 0;
     g->fill = 0;
+    g->votes = 0;
+    g->cut_mode = 0;
     g->exploring = any;
     if (any)
         aot_gov_open(g, 0);
@@ -211,10 +214,32 @@ static void aot_gov_lose(struct aot_gov *g, double ns)
         *g->p.ledger += ns;
 }
 
+/* Why candidate k may not run its next window now: 0 it may; 1 its prior exceeds the share of
+ * native's period; 2 a far loser sitting out this re-check; 3 the budget left does not cover it;
+ * 4 excluded. */
+static int aot_gov_bar(const struct aot_gov *g, int k)
+{
+    const struct aot_gov_mode *m = &g->m[k];
+
+    if (m->verdict == AOT_GOV_EXCLUDED)
+        return 4;
+    if (m->prior_ns > AOT_GOV_PRIOR_SHARE * g->nat_level)
+        return 1;
+    if (g->rechecks % 2 == 1 && !g->trigger_round && m->verdict == AOT_GOV_LOST &&
+        m->ratio > AOT_GOV_FAR_LOSS)
+        return 2;
+    if (aot_gov_allowed(g) - aot_gov_spent(g) < aot_gov_need(g, k))
+        return 3;
+    return 0;
+}
+
 /* The next candidate of this exploration: the latest one again until it has a verdict, then
  * the others in their order; 0 when none is left.  *passed counts the candidates passed over
- * (prior or budget): each leaves its slot and the native slot after it to native filler. */
-static int aot_gov_next(struct aot_gov *g, int *passed)
+ * (prior or budget): each leaves its slot and the native slot after it to native filler.
+ * With a tally t, what the ranks agreed decides: a candidate some rank still wants is
+ * considered (t->todo_any), and it runs only if every rank could run it (t->ok_all), so that
+ * every rank passes over the same candidates. */
+static int aot_gov_next(struct aot_gov *g, int *passed, const struct aot_gov_tally *t)
 {
     int nc = g->p.nmodes - 1;
 
@@ -222,21 +247,28 @@ static int aot_gov_next(struct aot_gov *g, int *passed)
     for (int j = 0; j < nc; j++) {
         int k = g->order[(g->cursor + j) % nc];
         struct aot_gov_mode *m = &g->m[k];
-        if (!m->todo)
+        int todo = t && k != t->mode ? (int) (t->todo_any >> k) & 1 : m->todo;
+        if (!todo)
             continue;
-        if (m->prior_ns > AOT_GOV_PRIOR_SHARE * g->nat_level) {
+        int bar = aot_gov_bar(g, k);
+        if (t)
+            bar = (t->ok_all >> k) & 1 ? 0 : bar ? bar : 3;
+        if (bar == 4) {
+            ++*passed;                  /* excluded here, wanted elsewhere */
+            continue;
+        }
+        if (bar == 1) {
             m->verdict = AOT_GOV_SKIPPED;
             m->todo = 0;
             ++*passed;
             continue;
         }
-        if (g->rechecks % 2 == 1 && !g->trigger_round && m->verdict == AOT_GOV_LOST &&
-            m->ratio > AOT_GOV_FAR_LOSS) {
+        if (bar == 2) {
             m->todo = 0;                /* keeps its verdict */
             ++*passed;
             continue;
         }
-        if (aot_gov_allowed(g) - aot_gov_spent(g) < aot_gov_need(g, k)) {
+        if (bar == 3) {
             /* a candidate between two verdicts keeps its provisional one, a candidate
              * measured before keeps its verdict */
             if (m->verdict == AOT_GOV_UNTRIED)
@@ -245,6 +277,7 @@ static int aot_gov_next(struct aot_gov *g, int *passed)
             ++*passed;
             continue;
         }
+        m->todo = 1;
         g->cursor = (g->cursor + j) % nc;
         return k;
     }
@@ -282,21 +315,33 @@ static double aot_gov_z(const struct aot_gov *g, int k)
     return prior >= 0 && prior <= g->p.margin * g->nat_level ? AOT_GOV_Z_CHEAP : AOT_GOV_Z;
 }
 
-/* A candidate's window scored against the native windows before (b) and after (a) it. */
-static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
+/* A candidate's window scored against the native windows before (b) and after (a) it: its
+ * ratio and that ratio's squared standard error. */
+static void aot_gov_measure(const struct aot_gov *g, double la, int na, double *r, double *se2)
 {
-    struct aot_gov_mode *m = &g->m[k];
-    double level = 0.5 * (la + g->pend_nlevel), r = g->pend_level / level;
-    double sn = aot_gov_spread(g), sc = fmax(sn, g->pend_spread) * r;
-    double ratio, se, thr = 1 - g->p.margin, z = aot_gov_z(g, k);
+    double level = 0.5 * (la + g->pend_nlevel);
+    double sn = aot_gov_spread(g), sc;
 
+    *r = g->pend_level / level;
+    sc = fmax(sn, g->pend_spread) * *r;
     /* The noise of a window's level: the site's spread pooled over all its windows (four
      * periods say little about it), a candidate's own if larger.  1.36: the variance of the
      * level (the faster half's mean) over a mean's, for normal noise. */
-    m->se2sum += 1.36 * (sc * sc / g->pend_n + sn * sn / (na + g->pend_nb));
+    *se2 = 1.36 * (sc * sc / g->pend_n + sn * sn / (na + g->pend_nb));
+}
+
+/* The verdict on candidate k after a window of ratio r (squared SE se2, z standard errors,
+ * period_ns its typical period). */
+static void aot_gov_apply(struct aot_gov *g, int k, double r, double se2, double z,
+                          double period_ns)
+{
+    struct aot_gov_mode *m = &g->m[k];
+    double ratio, se, thr = 1 - g->p.margin;
+
+    m->se2sum += se2;
     m->rsum += r;
     m->r2sum += r * r;
-    m->psum += g->pend_level;
+    m->psum += period_ns;
     m->tries++;
     ratio = m->rsum / m->tries;
     se = sqrt(m->se2sum) / m->tries;
@@ -331,6 +376,14 @@ static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
         m->todo = m->tries < AOT_GOV_MAX_TRIES &&
                   !(m->tries >= (g->rechecks > 0 ? 1 : 2) && ratio >= thr);
     }
+}
+
+static void aot_gov_judge(struct aot_gov *g, int k, double la, int na)
+{
+    double r, se2;
+
+    aot_gov_measure(g, la, na, &r, &se2);
+    aot_gov_apply(g, k, r, se2, aot_gov_z(g, k), g->pend_level);
 }
 
 /* The typical loss per period of the candidate window so far: its lower median period (an
@@ -386,15 +439,17 @@ static void aot_gov_cut(struct aot_gov *g, double ns)
     if (!m->tries)
         m->round_scored = (uint64_t) g->wn;
     g->pend = 0;
+    g->cut_mode = g->wmode;
+    g->cut_last = m->cut_ratio;
     int rest = aot_gov_slot(g) - g->wseen;
     aot_gov_open(g, 0);
     aot_gov_fill_rest(g, rest);
 }
 
 /* After the native window: the next candidate, native filler first for each one passed over. */
-static void aot_gov_proceed(struct aot_gov *g)
+static void aot_gov_proceed(struct aot_gov *g, const struct aot_gov_tally *t)
 {
-    int passed, k = aot_gov_next(g, &passed);
+    int passed, k = aot_gov_next(g, &passed, t);
 
     if (passed && k) {
         aot_gov_open(g, 0);
@@ -408,6 +463,34 @@ static void aot_gov_proceed(struct aot_gov *g)
     }
 }
 
+/* The end of a native window of an agreed exploration: the vote on the candidate window before
+ * it (has: measured, ratio r, squared SE se2), then native, unscored, until the tally. */
+static void aot_gov_cast(struct aot_gov *g, int has, double r, double se2)
+{
+    struct aot_gov_vote *v = &g->vote;
+
+    memset(v, 0, sizeof(*v));
+    v->seq = ((unsigned) g->rechecks & 0xffu) << 8 | ((unsigned) g->votes & 0xffu);
+    v->mode = g->pend ? g->pend : g->cut_mode;
+    v->has = has && r > 0;
+    v->ratio = r;
+    v->se2 = se2;
+    v->cut = !g->pend && g->cut_mode;
+    v->cut_ratio = g->cut_last;
+    v->cheap = v->mode && aot_gov_z(g, v->mode) == AOT_GOV_Z_CHEAP;
+    v->base_ns = v->has ? g->pend_level / r : g->nat_level;
+    for (int k = 1; k < g->p.nmodes; k++) {
+        v->ok |= (unsigned) (aot_gov_bar(g, k) == 0) << k;
+        v->todo |= (unsigned) (g->m[k].todo != 0) << k;
+    }
+    g->votes++;
+    g->pend = 0;
+    g->cut_mode = 0;
+    g->vote_ready = 1;
+    g->holding = 1;
+    aot_gov_open(g, 0);
+}
+
 static void aot_gov_close(struct aot_gov *g)
 {
     double spread, nmax = g->wbuf[0];
@@ -419,8 +502,10 @@ static void aot_gov_close(struct aot_gov *g)
         g->pend = 0;
         if (k)
             aot_gov_open(g, 0);
+        else if (g->p.agree && !g->trigger_round)
+            aot_gov_cast(g, 0, 0, 0);
         else
-            aot_gov_proceed(g);
+            aot_gov_proceed(g, NULL);
         return;
     }
 
@@ -434,9 +519,14 @@ static void aot_gov_close(struct aot_gov *g)
     }
 
     if (k == 0) {
-        if (g->pend)
+        const int agree = g->p.agree && !g->trigger_round;
+        double r = 0, se2 = 0;
+        if (g->pend && agree)
+            aot_gov_measure(g, level, n, &r, &se2);
+        else if (g->pend)
             aot_gov_judge(g, g->pend, level, n);
-        g->pend = 0;
+        if (!agree)
+            g->pend = 0;
         g->nat_valid = 1;
         g->nat_level = level;
         g->nat_low = g->nat_windows ? fmin(g->nat_low, level) : level;
@@ -447,7 +537,10 @@ static void aot_gov_close(struct aot_gov *g)
         g->nat_windows++;
         g->m[0].scored += (uint64_t) n;
         g->m[0].round_scored = (uint64_t) g->nat_windows * (uint64_t) n;
-        aot_gov_proceed(g);
+        if (agree)
+            aot_gov_cast(g, g->pend != 0, r, se2);
+        else
+            aot_gov_proceed(g, NULL);
         return;
     }
     aot_gov_settle(g);
@@ -511,8 +604,10 @@ static void aot_gov_recheck(struct aot_gov *g)
 static void aot_gov_settled(struct aot_gov *g, double ns)
 {
     g->since++;
-    if (g->chosen) {
-        /* the chosen mode, watched in blocks: back to exploring when it lost its advantage */
+    if (g->chosen && !g->p.agree) {
+        /* the chosen mode, watched in blocks: back to exploring when it lost its advantage
+         * (not when the ranks agree: one rank's exploration alone would cast no votes, and
+         * the others would wait for its votes in vain; the scheduled re-checks remain) */
         if (++g->wseen > g->p.warmup)
             g->wbuf[g->wn++] = ns;
         if (g->wn == g->win) {
@@ -553,6 +648,10 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
         aot_gov_settled(g, t);
         return g->cur;
     }
+    if (g->holding) {
+        g->held++;
+        return g->cur;
+    }
     if (g->fill) {
         aot_gov_fill(g);
         return g->cur;
@@ -577,7 +676,11 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
             aot_gov_cut(g, t);
             return g->cur;
         }
-        if (scored && g->wn == (g->win < 2 ? g->win : 2) && aot_gov_clearly_worse(g)) {
+        /* not when the ranks agree: a rank that cut its window alone would run natively
+         * while the others measure the candidate, which may pay only when all run it (the
+         * budget still cuts a window that costs too much) */
+        if (scored && g->wn == (g->win < 2 ? g->win : 2) && !(g->p.agree && !g->trigger_round) &&
+            aot_gov_clearly_worse(g)) {
             aot_gov_cut(g, t);
             return g->cur;
         }
@@ -598,7 +701,9 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
 int aot_gov_skip(struct aot_gov *g)
 {
     g->periods++;
-    if (!g->exploring) {
+    if (g->holding) {
+        g->held++;
+    } else if (!g->exploring) {
         g->since++;
         aot_gov_recheck(g);
     } else if (g->fill) {
@@ -614,7 +719,10 @@ uint64_t aot_gov_quiet(const struct aot_gov *g)
     const uint64_t due = aot_gov_recheck_due(g);
 
     /* native filler of an exploration: unscored, so it need not be timed; the occurrence that
-     * ends it (aot_gov_fill) opens the next window and is fed as usual */
+     * ends it (aot_gov_fill) opens the next window and is fed as usual; a governor holding for
+     * its tally is asked at every occurrence */
+    if (g->holding)
+        return 0;
     if (g->exploring)
         return g->fill > 1 ? (uint64_t) g->fill - 1 : 0;
     if (g->chosen)
@@ -638,6 +746,118 @@ void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns)
         g->since += n;
     else if (g->fill > 0)
         g->fill -= (int) (n < (uint64_t) g->fill ? n : (uint64_t) g->fill - 1);
+}
+
+/* Agreed verdicts (aot_govern.h). */
+int aot_gov_vote(struct aot_gov *g, struct aot_gov_vote *v)
+{
+    if (!g->vote_ready)
+        return 0;
+    g->vote_ready = 0;
+    *v = g->vote;
+    return 1;
+}
+
+int aot_gov_holding(const struct aot_gov *g)
+{
+    return g->holding;
+}
+
+/* Fixed point for the summed words: exact integer sums are the same on every rank. */
+#define AOT_GOV_FIX 4294967296.0        /* 2^32 */
+#define AOT_GOV_FIX_MAX 1000.0           /* ratios are clamped to this (2^42 per vote) */
+
+static int64_t aot_gov_fix(double x)
+{
+    if (!(x > 0))
+        return 0;
+    return (int64_t) llround(fmin(x, AOT_GOV_FIX_MAX) * AOT_GOV_FIX);
+}
+
+/* Words: 0 votes, 1-2 seq and seq^2, 3-5 votes about a mode, mode and mode^2, 6 measured,
+ * 7 ratio, 8 se2, 9 cut, 10 cut ratio, 11 cheap, 12-15 ok bits, 16-19 todo bits (per mode). */
+void aot_gov_vote_pack(const struct aot_gov_vote *v, int64_t w[AOT_GOV_VOTE_WORDS])
+{
+    memset(w, 0, sizeof(int64_t) * AOT_GOV_VOTE_WORDS);
+    w[0] = 1;
+    w[1] = (int64_t) (v->seq & 0xffffu);
+    w[2] = w[1] * w[1];
+    if (v->mode > 0 && v->mode < AOT_GOV_MAX_MODES) {
+        w[3] = 1;
+        w[4] = v->mode;
+        w[5] = v->mode * v->mode;
+    }
+    if (v->has) {
+        w[6] = 1;
+        w[7] = aot_gov_fix(v->ratio);
+        w[8] = aot_gov_fix(v->se2);
+    }
+    if (v->cut) {
+        w[9] = 1;
+        w[10] = aot_gov_fix(v->cut_ratio);
+    }
+    w[11] = v->cheap != 0;
+    for (int k = 0; k < AOT_GOV_MAX_MODES; k++) {
+        w[12 + k] = (v->ok >> k) & 1;
+        w[16 + k] = (v->todo >> k) & 1;
+    }
+}
+
+void aot_gov_tally_read(const int64_t w[AOT_GOV_VOTE_WORDS], struct aot_gov_tally *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->n = (int) w[0];
+    /* all equal exactly when n * sum(x^2) == sum(x)^2 (Cauchy-Schwarz) */
+    t->consistent = w[0] > 0 && (__int128) w[0] * w[2] == (__int128) w[1] * w[1] &&
+                    (__int128) w[3] * w[5] == (__int128) w[4] * w[4];
+    t->mode = w[3] > 0 ? (int) (w[4] / w[3]) : 0;
+    t->nhas = (int) w[6];
+    t->ratio = t->nhas ? (double) w[7] / AOT_GOV_FIX / t->nhas : 0;
+    t->se2 = t->nhas ? (double) w[8] / AOT_GOV_FIX / t->nhas : 0;
+    t->ncut = (int) w[9];
+    t->cut_ratio = t->ncut ? (double) w[10] / AOT_GOV_FIX / t->ncut : 0;
+    t->cheap_all = w[11] == w[0];
+    for (int k = 0; k < AOT_GOV_MAX_MODES; k++) {
+        t->ok_all |= (unsigned) (w[12 + k] == w[0]) << k;
+        t->todo_any |= (unsigned) (w[16 + k] > 0) << k;
+    }
+}
+
+/* The tally of every rank's vote: the same verdict and the same next window everywhere.  The
+ * ranks' mean ratio is judged with their mean squared SE (not divided by the number of ranks:
+ * their periods are coupled by the very messages being measured, so their noise is not
+ * independent).  A candidate most ranks cut short is cut on all of them. */
+void aot_gov_agreed(struct aot_gov *g, const struct aot_gov_tally *t)
+{
+    struct aot_gov_tally own;
+
+    if (!g->holding)
+        return;
+    if (!t || !t->consistent) {
+        int64_t w[AOT_GOV_VOTE_WORDS];
+        aot_gov_vote_pack(&g->vote, w);
+        aot_gov_tally_read(w, &own);
+        t = &own;
+        g->local_n++;
+    } else {
+        g->agreed_n++;
+    }
+    g->holding = 0;
+    g->vote_ready = 0;
+    int k = t->mode;
+    if (k >= 1 && k < g->p.nmodes && g->m[k].verdict != AOT_GOV_EXCLUDED) {
+        struct aot_gov_mode *m = &g->m[k];
+        if (t->ncut > t->nhas) {
+            if (!m->tries)
+                m->verdict = AOT_GOV_CUT;
+            m->cut_ratio = t->cut_ratio;
+            m->todo = 0;
+        } else if (t->nhas) {
+            aot_gov_apply(g, k, t->ratio, t->se2, t->cheap_all ? AOT_GOV_Z_CHEAP : AOT_GOV_Z,
+                          t->ratio * g->vote.base_ns);
+        }
+    }
+    aot_gov_proceed(g, t);
 }
 
 void aot_gov_exclude(struct aot_gov *g, int mode)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aot_agree.h"
 #include "aot_config.h"
 #include "aot_fault.h"
 #include "aot_hooks.h"
@@ -170,6 +171,7 @@ int aot_runtime_start(int provided)
         }
     }
 
+    aot_agree_votes_start();    /* the governors' agreed verdicts (src/agree.c) */
     aot_fault_start();          /* the SIGSEGV entry paging and chains register with */
     aot_subsystems_start();     /* intercept/subsystems.c: which starts when, each step agreed */
     aot_threads_start();
@@ -193,6 +195,7 @@ void aot_runtime_finish(void)
         return;
     aot_tls.depth = 1;          /* everything from here on is autoopt's own MPI traffic */
     aot_subsystems_finish();    /* chains, paging, then the trace (intercept/subsystems.c) */
+    aot_agree_votes_finish();   /* every vote completes before PMPI_Finalize */
     aot_hooks_armed = AOT_ARM_OFF;
     aot_fast_armed = 0;
     aot_stats_report();

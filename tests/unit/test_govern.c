@@ -771,6 +771,203 @@ START_TEST(shared_ledger_one_budget)
 }
 END_TEST
 
+/* Agreed verdicts (params.agree).  Four ranks whose candidate 2 gains only when all of them run
+ * it at once (a halo exchange overlaps only when both sides convert): 0.85x native then, 1.02x
+ * for a rank alone.  Candidate 1 costs the ranks differently: 3x on rank 0 (cut short there),
+ * 1.06x elsewhere.  The tally of each round's votes is handed to every rank two occurrences
+ * after the last vote.  Every rank must run the same mode at every occurrence and all must
+ * choose candidate 2; the inconsistent tally (votes of different rounds) must be recognised. */
+static int agreed_run(int agree, int *conflicts, int choice[4])
+{
+    enum { N = 3000, R = 4, D = 2 };
+    static const double c1[R] = {3.0, 1.06, 1.06, 1.06};
+    struct aot_gov_params p;
+    static struct aot_gov g[R];
+    int64_t sum[AOT_GOV_VOTE_WORDS];
+    int voted = 0, deliver_at = -1, rounds = 0;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 3;
+    p.agree = agree;
+    for (int r = 0; r < R; r++)
+        aot_gov_init(&g[r], &p);
+    memset(sum, 0, sizeof(sum));
+    *conflicts = 0;
+    for (int t = 0; t < N; t++) {
+        int mode[R], all2 = 1;
+        if (t == deliver_at) {
+            struct aot_gov_tally tally;
+            aot_gov_tally_read(sum, &tally);
+            ck_assert_int_eq(tally.n, R);
+            ck_assert(tally.consistent);
+            for (int r = 0; r < R; r++)
+                aot_gov_agreed(&g[r], &tally);
+            memset(sum, 0, sizeof(sum));
+            voted = 0;
+            deliver_at = -1;
+            rounds++;
+        }
+        for (int r = 0; r < R; r++) {
+            mode[r] = aot_gov_mode(&g[r]);
+            all2 &= mode[r] == 2;
+            if (r && mode[r] != mode[0] && (mode[r] == 2 || mode[0] == 2))
+                ++*conflicts;
+        }
+        for (int r = 0; r < R; r++) {
+            double x = mode[r] == 0 ? 1.0 : mode[r] == 1 ? c1[r] : all2 ? 0.85 : 1.02;
+            struct aot_gov_vote v;
+            aot_gov_period(&g[r], (uint64_t) (100 * US * x * (1 + 0.10 * normal())));
+            if (aot_gov_vote(&g[r], &v)) {
+                int64_t w[AOT_GOV_VOTE_WORDS];
+                aot_gov_vote_pack(&v, w);
+                for (int i = 0; i < AOT_GOV_VOTE_WORDS; i++)
+                    sum[i] += w[i];
+                voted++;
+            }
+        }
+        if (agree && voted == R && deliver_at < 0)
+            deliver_at = t + D;
+    }
+    for (int r = 0; r < R; r++)
+        choice[r] = aot_gov_choice(&g[r]);
+    if (getenv("GOV_TRACE"))
+        for (int r = 0; r < R; r++) {
+            char buf[256];
+            static const char *const names[] = {"native", "copied", "guarded"};
+            aot_gov_reason(&g[r], names, buf, sizeof(buf));
+            fprintf(stderr, "agree %d rank %d: choice %d, %u agreed, %u alone, %llu held: %s\n",
+                    agree, r, choice[r], g[r].agreed_n, g[r].local_n,
+                    (unsigned long long) g[r].held, buf);
+        }
+    return rounds;
+}
+
+START_TEST(agreed_verdicts_keep_step)
+{
+    int conflicts, choice[4], wins = 0, apart = 0;
+
+    for (int seed = 0; seed < NSEEDS; seed++) {
+        rng_state = 777 + (uint64_t) seed * 7919;
+        int rounds = agreed_run(1, &conflicts, choice);
+        ck_assert_msg(conflicts == 0, "seed %d: ranks ran different modes %d times", seed,
+                      conflicts);
+        ck_assert_int_gt(rounds, 3);
+        for (int r = 1; r < 4; r++)
+            ck_assert_int_eq(choice[r], choice[0]);
+        wins += choice[0] == 2;
+        rng_state = 777 + (uint64_t) seed * 7919;
+        agreed_run(0, &conflicts, choice);
+        apart += conflicts > 0;
+    }
+    ck_assert_msg(apart > 0, "the ranks never ran apart without agreement: the test does not "
+                  "show what agreement changes");
+    fprintf(stderr, "agreed verdicts: candidate 2 chosen on %d of %d seeds; without agreement "
+            "the ranks ran apart on %d\n", wins, NSEEDS, apart);
+    ck_assert_int_ge(wins, NSEEDS - 1);
+}
+END_TEST
+
+/* A vote added to the sum, as MPI_SUM adds it. */
+static void add_vote(int64_t sum[AOT_GOV_VOTE_WORDS], const struct aot_gov_vote *v)
+{
+    int64_t w[AOT_GOV_VOTE_WORDS];
+
+    aot_gov_vote_pack(v, w);
+    for (int i = 0; i < AOT_GOV_VOTE_WORDS; i++)
+        sum[i] += w[i];
+}
+
+START_TEST(tally_checks_votes)
+{
+    struct aot_gov_vote a = {0}, b = {0};
+    int64_t sum[AOT_GOV_VOTE_WORDS] = {0};
+    struct aot_gov_tally t;
+
+    a.seq = 0x0102;
+    a.mode = 2;
+    a.has = 1;
+    a.ratio = 0.8;
+    a.se2 = 0.01;
+    a.ok = 1u << 1 | 1u << 2;
+    a.todo = 1u << 2;
+    b = a;
+    b.mode = 0;                 /* its candidate window was all interruptions */
+    b.has = 0;
+    b.ok = 1u << 2;
+    b.todo = 1u << 1;
+    add_vote(sum, &a);
+    add_vote(sum, &b);
+    aot_gov_tally_read(sum, &t);
+    ck_assert(t.consistent);
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_int_eq(t.mode, 2);
+    ck_assert_int_eq(t.nhas, 1);
+    ck_assert(fabs(t.ratio - 0.8) < 1e-9 && fabs(t.se2 - 0.01) < 1e-9);
+    ck_assert_uint_eq(t.ok_all, 1u << 2);
+    ck_assert_uint_eq(t.todo_any, 1u << 1 | 1u << 2);
+    b.seq = 0x0103;             /* another round's vote */
+    add_vote(sum, &b);
+    aot_gov_tally_read(sum, &t);
+    ck_assert(!t.consistent);
+    b.seq = 0x0102;             /* the same round, about another candidate */
+    b.mode = 1;
+    memset(sum, 0, sizeof(sum));
+    add_vote(sum, &a);
+    add_vote(sum, &b);
+    aot_gov_tally_read(sum, &t);
+    ck_assert(!t.consistent);
+}
+END_TEST
+
+/* Periods in pairs (src/explore.c).  A loop that runs the site twice per iteration with
+ * different work between alternates short and long periods: native 1.4 and 4.6 ms, while the
+ * candidate evens them out to 2.7 ms each (sor n=2048 on the emulated cluster, guarded).  Fed
+ * single periods, the faster-half level compares 2.7 with 1.4 and rejects the candidate; fed
+ * pairs (the time of two periods, as explore.c feeds them, the first after the start counted
+ * unscored), it sees 5.4 against 6.0 and chooses it. */
+static int alternating_choice(int pairs)
+{
+    struct aot_gov_params p;
+    struct aot_gov g;
+    uint64_t last = 0;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 2;
+    aot_gov_init(&g, &p);
+    for (int t = 0; t < 2000; t++) {
+        int k = aot_gov_mode(&g);
+        double ms = k ? 2.7 : t % 2 ? 4.6 : 1.4;
+        uint64_t ns = (uint64_t) (ms * 1000 * US * (1 + 0.03 * normal()));
+        if (!pairs) {
+            aot_gov_period(&g, ns);
+        } else if (!last) {
+            aot_gov_skip(&g);
+            last = ns;
+        } else {
+            aot_gov_period(&g, ns + last);
+            last = ns;
+        }
+    }
+    return aot_gov_choice(&g);
+}
+
+START_TEST(alternating_periods_in_pairs)
+{
+    int paired = 0, single = 0;
+
+    for (int seed = 0; seed < NSEEDS; seed++) {
+        rng_state = 4242 + (uint64_t) seed * 104729;
+        paired += alternating_choice(1) == 1;
+        rng_state = 4242 + (uint64_t) seed * 104729;
+        single += alternating_choice(0) == 1;
+    }
+    fprintf(stderr, "alternating periods: the evened-out candidate chosen on %d of %d seeds in "
+            "pairs, %d fed singly\n", paired, NSEEDS, single);
+    ck_assert_int_ge(paired, NSEEDS - 1);
+    ck_assert_int_lt(single, paired);
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -798,6 +995,9 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, narrow_win_confirmed);
     tcase_add_test(tc, cheap_prior_decides_sooner);
     tcase_add_test(tc, shared_ledger_one_budget);
+    tcase_add_test(tc, agreed_verdicts_keep_step);
+    tcase_add_test(tc, tally_checks_votes);
+    tcase_add_test(tc, alternating_periods_in_pairs);
     suite_add_tcase(s, tc);
     return s;
 }
