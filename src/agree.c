@@ -37,7 +37,7 @@ struct aot_agree_slot {
 static struct {
     int on, given_up;
     MPI_Comm votes, count;
-    uint64_t posted, tallies, dropped;
+    uint64_t posted;
     int c_votes, c_tallies, c_alone;    /* statistics counters (aot_stats_register) */
     struct aot_agree_slot slot[AOT_AGREE_SLOTS];
 } aot_ag;
@@ -106,13 +106,11 @@ int aot_agree_test(const void *who, int64_t sum[AOT_GOV_VOTE_WORDS])
             memcpy(sum, s->out, sizeof(s->out));
             s->busy = 0;
             s->who = NULL;
-            aot_ag.tallies++;
             aot_stats_add_caller(aot_ag.c_tallies, 1);
             return 1;
         }
         if (++s->tests >= AOT_AGREE_PATIENCE && aot_now_ns() - s->t0 >= AOT_AGREE_PATIENCE_NS) {
             s->who = NULL;          /* completes in aot_agree_votes_finish */
-            aot_ag.dropped++;
             aot_stats_add_caller(aot_ag.c_alone, 1);
             aot_agree_give_up("a vote found no partner");
             return -1;
@@ -144,10 +142,4 @@ void aot_agree_votes_finish(void)
     PMPI_Comm_free(&aot_ag.votes);
     PMPI_Comm_free(&aot_ag.count);
     aot_ag.on = 0;
-}
-
-void aot_agree_counts(uint64_t *tallies, uint64_t *given_up)
-{
-    *tallies = aot_ag.tallies;
-    *given_up = aot_ag.dropped;
 }

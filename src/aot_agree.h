@@ -24,7 +24,5 @@ int aot_agree_post(const void *who, const int64_t w[AOT_GOV_VOTE_WORDS]);
 /* Whether who's tally is there: 1 (sum holds it), 0 not yet, -1 none pending or given up
  * (decide alone). */
 int aot_agree_test(const void *who, int64_t sum[AOT_GOV_VOTE_WORDS]);
-/* Counters for the statistics: tallies received, votes given up on. */
-void aot_agree_counts(uint64_t *tallies, uint64_t *given_up);
 
 #endif /* AOT_AGREE_H_INCLUDED */

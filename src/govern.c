@@ -214,6 +214,12 @@ static void aot_gov_lose(struct aot_gov *g, double ns)
         *g->p.ledger += ns;
 }
 
+/* Whether this exploration's verdicts are agreed across ranks (a triggered one is local). */
+static int aot_gov_agreeing(const struct aot_gov *g)
+{
+    return g->p.agree && !g->trigger_round;
+}
+
 /* Why candidate k may not run its next window now: 0 it may; 1 its prior exceeds the share of
  * native's period; 2 a far loser sitting out this re-check; 3 the budget left does not cover it;
  * 4 excluded. */
@@ -502,7 +508,7 @@ static void aot_gov_close(struct aot_gov *g)
         g->pend = 0;
         if (k)
             aot_gov_open(g, 0);
-        else if (g->p.agree && !g->trigger_round)
+        else if (aot_gov_agreeing(g))
             aot_gov_cast(g, 0, 0, 0);
         else
             aot_gov_proceed(g, NULL);
@@ -519,7 +525,7 @@ static void aot_gov_close(struct aot_gov *g)
     }
 
     if (k == 0) {
-        const int agree = g->p.agree && !g->trigger_round;
+        const int agree = aot_gov_agreeing(g);
         double r = 0, se2 = 0;
         if (g->pend && agree)
             aot_gov_measure(g, level, n, &r, &se2);
@@ -679,7 +685,7 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
         /* not when the ranks agree: a rank that cut its window alone would run natively
          * while the others measure the candidate, which may pay only when all run it (the
          * budget still cuts a window that costs too much) */
-        if (scored && g->wn == (g->win < 2 ? g->win : 2) && !(g->p.agree && !g->trigger_round) &&
+        if (scored && g->wn == (g->win < 2 ? g->win : 2) && !aot_gov_agreeing(g) &&
             aot_gov_clearly_worse(g)) {
             aot_gov_cut(g, t);
             return g->cur;

@@ -777,6 +777,16 @@ END_TEST
  * 1.06x elsewhere.  The tally of each round's votes is handed to every rank two occurrences
  * after the last vote.  Every rank must run the same mode at every occurrence and all must
  * choose candidate 2; the inconsistent tally (votes of different rounds) must be recognised. */
+/* A vote added to the sum, as MPI_SUM adds it. */
+static void add_vote(int64_t sum[AOT_GOV_VOTE_WORDS], const struct aot_gov_vote *v)
+{
+    int64_t w[AOT_GOV_VOTE_WORDS];
+
+    aot_gov_vote_pack(v, w);
+    for (int i = 0; i < AOT_GOV_VOTE_WORDS; i++)
+        sum[i] += w[i];
+}
+
 static int agreed_run(int agree, int *conflicts, int choice[4])
 {
     enum { N = 3000, R = 4, D = 2 };
@@ -818,10 +828,7 @@ static int agreed_run(int agree, int *conflicts, int choice[4])
             struct aot_gov_vote v;
             aot_gov_period(&g[r], (uint64_t) (100 * US * x * (1 + 0.10 * normal())));
             if (aot_gov_vote(&g[r], &v)) {
-                int64_t w[AOT_GOV_VOTE_WORDS];
-                aot_gov_vote_pack(&v, w);
-                for (int i = 0; i < AOT_GOV_VOTE_WORDS; i++)
-                    sum[i] += w[i];
+                add_vote(sum, &v);
                 voted++;
             }
         }
@@ -866,16 +873,6 @@ START_TEST(agreed_verdicts_keep_step)
     ck_assert_int_ge(wins, NSEEDS - 1);
 }
 END_TEST
-
-/* A vote added to the sum, as MPI_SUM adds it. */
-static void add_vote(int64_t sum[AOT_GOV_VOTE_WORDS], const struct aot_gov_vote *v)
-{
-    int64_t w[AOT_GOV_VOTE_WORDS];
-
-    aot_gov_vote_pack(v, w);
-    for (int i = 0; i < AOT_GOV_VOTE_WORDS; i++)
-        sum[i] += w[i];
-}
 
 START_TEST(tally_checks_votes)
 {
