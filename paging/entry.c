@@ -34,21 +34,24 @@ static int aot_pg_below_min(size_t sbytes, size_t rbytes, size_t min)
 /*
  * A call paging would convert: its site's governor decides how it runs now (sites.c).  0 to
  * convert it (c->copy set when its send goes from a copy), or the reason it runs natively:
- * AOT_PASS_NOT_PAYING (the governor's choice) or AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native).
+ * AOT_PASS_NOT_PAYING (the governor's choice), AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native), or
+ * why an earlier call of the site could not be converted (aot_pg_site_unfit).
  * Chains' guarded members (aot_paging_force) are converted as chains ask.
  */
 static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
 {
     size_t bytes = c->has_s ? c->s.bytes : 0;
-    int mode;
+    int mode, unfit;
 
     if (aot_pg_forced)
         return 0;
     if (c->has_r && c->r.bytes > bytes)
         bytes = c->r.bytes;
-    mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes);
+    mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes, &unfit);
     if (mode == AOT_PG_M_NATIVE)
-        return aot_cfg.p2p_mode == AOT_P2P_NATIVE ? AOT_PASS_DISABLED : AOT_PASS_NOT_PAYING;
+        return aot_cfg.p2p_mode == AOT_P2P_NATIVE ? AOT_PASS_DISABLED
+               : unfit                            ? unfit
+                                                  : AOT_PASS_NOT_PAYING;
     c->copy = mode == AOT_PG_M_COPY;
     return 0;
 }
@@ -66,6 +69,42 @@ static int aot_pg_comm_check(MPI_Comm comm)
         return AOT_PASS_ERRHANDLER;
     PMPI_Comm_test_inter(comm, &inter);
     return inter ? AOT_PASS_INTERCOMM : 0;
+}
+
+/* What a call the governor converts needs besides its sizes: the communicator check (three
+ * MPI calls), its footprints, and for MPI_Sendrecv buffers that do not overlap.  The
+ * governor's native occurrences skip all of it. */
+static int aot_pg_call_check(struct aot_pg_call *c)
+{
+    int why;
+
+    if ((why = aot_pg_comm_check(c->comm)))
+        return why;
+    if (c->has_s && (why = aot_pg_part_prepare(&c->s, AOT_PG_SEND)))
+        return why;
+    if (c->has_r && (why = aot_pg_part_prepare(&c->r, AOT_PG_RECV)))
+        return why;
+    if (c->has_s && c->has_r && !c->replace && c->s.nfp && c->r.nfp &&
+        c->s.fp[0].lo < c->r.fp[c->r.nfp - 1].hi && c->r.fp[0].lo < c->s.fp[c->s.nfp - 1].hi) {
+        /* send and receive buffers of one MPI_Sendrecv overlap: erroneous, MPI decides */
+        for (int k = 0; k < c->s.nfp; k++)
+            if (aot_pg_ranges_meet(c->r.fp, c->r.nfp, c->s.fp[k].lo, c->s.fp[k].hi))
+                return AOT_PASS_UNSAFE;
+    }
+    return 0;
+}
+
+/* aot_pg_call_check for a call to convert.  A site whose call cannot be converted runs
+ * natively from then on, for that reason (aot_pg_site_unfit): its governor would otherwise
+ * measure native calls as its candidates'.  Not for a chain's member (the chain decides) nor
+ * for a lack of memory (it passes). */
+static int aot_pg_prepare(struct aot_pg_call *c)
+{
+    int why = aot_pg_call_check(c);
+
+    if (why && why != AOT_PASS_GUARD_CAP && !aot_pg_forced)
+        aot_pg_site_unfit(c->site, why);
+    return why;
 }
 
 /* Before a call passes through while requests are pending: complete those whose bytes lie in
@@ -130,16 +169,16 @@ int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
         why = AOT_PASS_PROC_NULL;
     else if (aot_pg_site_learned(site))
         why = AOT_PASS_TOUCHED_AT_ONCE;
-    else if (!(why = aot_pg_part_size(&c.s, buf, count, dt))) {
-        /* size first: it is one cached lookup, the communicator check three MPI calls */
-        if (aot_pg_below_min(c.s.bytes, 0, aot_pg_min_bytes()))
-            why = AOT_PASS_BELOW_MIN;
-        else if (!(why = aot_pg_comm_check(comm)))
-            why = aot_pg_part_prepare(&c.s, AOT_PG_SEND);
-    }
+    else if (!(why = aot_pg_part_size(&c.s, buf, count, dt)) &&
+             aot_pg_below_min(c.s.bytes, 0, aot_pg_min_bytes()))
+        why = AOT_PASS_BELOW_MIN;
     /* MPI_Ssend's return says the message was matched: never from a copy */
     if (!why)
         why = aot_pg_govern(&c, fn != AOT_FN_MPI_Ssend);
+    /* only a call that converts needs the communicator check (three MPI calls) and the
+     * footprint: the governor's native occurrences skip both */
+    if (!why)
+        why = aot_pg_prepare(&c);
     if (!why) {
         rc = aot_pg_convert(&c);
         aot_pg_part_free(&c.s);
@@ -167,15 +206,14 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         why = AOT_PASS_WILDCARD_STATUS;
     else if (aot_pg_site_learned(site))
         why = AOT_PASS_TOUCHED_AT_ONCE;
-    else if (!(why = aot_pg_part_size(&c.r, buf, count, dt))) {
-        /* a message without data only synchronizes: its completion is its whole effect */
-        if (aot_pg_below_min(0, c.r.bytes, aot_pg_min_bytes()) || c.r.bytes == 0)
-            why = AOT_PASS_BELOW_MIN;
-        else if (!(why = aot_pg_comm_check(comm)))
-            why = aot_pg_part_prepare(&c.r, AOT_PG_RECV);
-    }
+    else if (!(why = aot_pg_part_size(&c.r, buf, count, dt)) &&
+             /* a message without data only synchronizes: its completion is its whole effect */
+             (aot_pg_below_min(0, c.r.bytes, aot_pg_min_bytes()) || c.r.bytes == 0))
+        why = AOT_PASS_BELOW_MIN;
     if (!why)
         why = aot_pg_govern(&c, 0);
+    if (!why)
+        why = aot_pg_prepare(&c);
     if (!why) {
         rc = aot_pg_convert(&c);
         aot_pg_part_free(&c.r);
@@ -218,19 +256,6 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
     if (aot_pg_below_min(c->has_s ? c->s.bytes : 0, c->has_r ? c->r.bytes : 0,
                          aot_pg_min_bytes()))
         return AOT_PASS_BELOW_MIN;
-    if ((why = aot_pg_comm_check(c->comm)))
-        return why;
-    if (c->has_s && (why = aot_pg_part_prepare(&c->s, AOT_PG_SEND)))
-        return why;
-    if (c->has_r && (why = aot_pg_part_prepare(&c->r, AOT_PG_RECV)))
-        return why;
-    if (c->has_s && c->has_r && !c->replace && c->s.nfp && c->r.nfp &&
-        c->s.fp[0].lo < c->r.fp[c->r.nfp - 1].hi && c->r.fp[0].lo < c->s.fp[c->s.nfp - 1].hi) {
-        /* send and receive buffers of one MPI_Sendrecv overlap: erroneous, MPI decides */
-        for (int k = 0; k < c->s.nfp; k++)
-            if (aot_pg_ranges_meet(c->r.fp, c->r.nfp, c->s.fp[k].lo, c->s.fp[k].hi))
-                return AOT_PASS_UNSAFE;
-    }
     return 0;
 }
 
@@ -251,6 +276,8 @@ int aot_paging_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest
 
     if (!why)
         why = aot_pg_govern(&c, 1);
+    if (!why)
+        why = aot_pg_prepare(&c);
     if (!why && c.copy && c.has_r) {
         /* copied sends: the send goes from a copy, the receive runs as the program made it */
         c.has_r = 0;
@@ -307,6 +334,8 @@ int aot_paging_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
 
     if (!why)
         why = aot_pg_govern(&c, 0);   /* its send is a copy in any case: guarded or native */
+    if (!why)
+        why = aot_pg_prepare(&c);
     if (!why) {
         rc = aot_pg_convert(&c);
         if (rc != -1 && !c.has_r)

@@ -216,8 +216,13 @@ enum { AOT_PG_M_NATIVE, AOT_PG_M_COPY, AOT_PG_M_GUARDED, AOT_PG_NMODES };
 void aot_pg_sites_init(void);
 /* The mode a call at site key runs in now: the period since the site's previous call goes to
  * its governor (or AUTOOPT_P2P_MODE forces a mode).  copy_ok: the call has a send side that may
- * go from a copy; bytes: its size (for the guard's calibrated cost). */
-int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes);
+ * go from a copy; bytes: its size (for the guard's calibrated cost); *unfit: the reason set by
+ * aot_pg_site_unfit, else 0 (then the mode is native). */
+int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *unfit);
+/* A call of the site could not be converted (why: an AOT_PASS_* reason): without
+ * AUTOOPT_P2P_MODE its governor runs only native from now on, and its calls pass for that
+ * reason. */
+void aot_pg_site_unfit(const void *key, int why);
 /* Registers the per-site section of the statistics. */
 void aot_pg_sites_stats(void);
 /* A request of the site completed before the program touched its buffer: the streak ends. */

@@ -4,7 +4,8 @@
  * the period between the site's calls, whether its calls run natively, with copied sends or as
  * guarded requests; AUTOOPT_P2P_MODE forces one.  A guarded site whose converted buffer the
  * program touches before any other MPI call, AUTOOPT_LEARN_TOUCH conversions in a row, is no
- * longer converted (AOT_PASS_TOUCHED_AT_ONCE).
+ * longer converted (AOT_PASS_TOUCHED_AT_ONCE).  A site one of whose calls could not be
+ * converted (stack, datatype, communicator: aot_pg_site_unfit) runs natively from then on.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <dlfcn.h>
@@ -31,6 +32,7 @@ struct aot_pg_site {
     struct aot_gov gov;
     struct aot_explore_clock clock;  /* the previous call here (aot_explore_next) */
     int mode;                 /* the mode of the latest call */
+    int unfit;                /* aot_pg_site_unfit's reason, 0: none */
     uint64_t runs[AOT_PG_NMODES];
     struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
@@ -124,11 +126,12 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
     s->governed = 1;
 }
 
-int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes)
+int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *unfit)
 {
     struct aot_pg_site *s;
     int mode;
 
+    *unfit = 0;
     if (aot_pg_site_forced >= 0) {
         mode = aot_pg_site_forced;
         if (mode == AOT_PG_M_COPY && !copy_ok)
@@ -146,12 +149,37 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes)
         return AOT_PG_M_NATIVE;
     if (!s->governed)
         aot_pg_site_govern_init(s, fn, copy_ok, bytes);
+    /* an unfit site's governor still counts its occurrences (its votes keep the ranks in
+     * step), with every candidate excluded */
     mode = aot_explore_next(&s->gov, s, &s->clock);
     if (mode == AOT_PG_M_COPY && !copy_ok)
         mode = AOT_PG_M_NATIVE;        /* this call has nothing to copy */
+    if (s->unfit) {
+        *unfit = s->unfit;
+        mode = AOT_PG_M_NATIVE;
+    }
     s->mode = mode;
     s->runs[mode]++;
     return mode;
+}
+
+void aot_pg_site_unfit(const void *key, int why)
+{
+    struct aot_pg_site *s = NULL;
+
+    if (aot_pg_site_forced >= 0 || !key)
+        return;
+    HASH_FIND_PTR(aot_pg_sites, &key, s);
+    if (!s || s->unfit || !s->governed)
+        return;
+    s->unfit = why;
+    if (s->mode != AOT_PG_M_NATIVE && s->runs[s->mode]) {
+        s->runs[s->mode]--;         /* the call that could not convert runs natively */
+        s->runs[AOT_PG_M_NATIVE]++;
+        s->mode = AOT_PG_M_NATIVE;
+    }
+    for (int m = 1; m < AOT_PG_NMODES; m++)
+        aot_gov_exclude(&s->gov, m);
 }
 
 static void aot_pg_site_where(const struct aot_pg_site *s, char *buf, size_t len)
@@ -180,8 +208,16 @@ static int aot_pg_site_shown_mode(const struct aot_pg_site *s)
 
 static void aot_pg_site_why(const struct aot_pg_site *s, char *buf, size_t len)
 {
+    static const char *const reasons[] = {
+#define AOT_X(name, text) text,
+        AOT_PASS_REASONS(AOT_X)
+#undef AOT_X
+    };
+
     if (aot_pg_site_forced >= 0)
         snprintf(buf, len, "forced by AUTOOPT_P2P_MODE");
+    else if (s->unfit > 0 && (size_t) s->unfit < sizeof(reasons) / sizeof(reasons[0]))
+        snprintf(buf, len, "not convertible here: %s", reasons[s->unfit]);
     else if (s->governed)
         aot_gov_reason(&s->gov, aot_pg_mode_names, buf, len);
     else

@@ -28,10 +28,13 @@
  * deviations) of all three windows.  A candidate wins when ratio + 2 SE < 1 - margin, loses when
  * ratio - 2 SE > 1 - margin; in between it gets another window, at most AOT_GOV_MAX_TRIES, and
  * then loses as "not clearly faster".  The winner with the lowest ratio runs the site; without
- * one the site runs natively.  Re-explorations follow after recheck_after, 2x, 4x, ... periods
- * (at most max_rechecks), with windows doubled each time (up to AOT_GOV_MAX_WINDOW) so a mode
- * that is faster only after a warm-up is found later; a decided mode whose periods rise to
- * native's measured level triggers a re-exploration at once.
+ * one the site runs natively.  At a scheduled re-check (params.keep) the decided mode needs no
+ * clear win again: it stays while its ratio is below 1 and it did not clearly lose (ratio - 2 SE
+ * > 1 - margin), so that noise alone does not drop a winner at one re-check in two; the budget
+ * neither passes it over nor cuts it (it runs anyway).  Re-explorations follow after
+ * recheck_after, 2x, 4x, ... periods (at most max_rechecks), with windows doubled each time
+ * (up to AOT_GOV_MAX_WINDOW) so a mode that is faster only after a warm-up is found later; a
+ * decided mode whose periods rise to native's measured level triggers a re-exploration at once.
  * Cost: the extra time of candidate periods over native's lowest window level of the
  * exploration counts as exploration loss.
  * It may not exceed budget x (time governed so far) + allowance x (native period): a window
@@ -67,13 +70,16 @@ struct aot_gov_params {
                             * every governor sharing this ledger (a rank's chains and sites), so
                             * that their explorations together stay within one budget */
     int agree;             /* 1: verdicts are agreed by all ranks (aot_gov_vote, aot_gov_agreed) */
+    int keep;              /* 1: at a scheduled re-check the decided mode stays unless it
+                            * clearly lost (ratio - z SE > 1 - margin); 0: it must win again */
 };
 
 /*
  * Agreed verdicts (params.agree; docs/govern.md, "Agreed verdicts").  At the end of every native
  * window of a scheduled exploration the governor casts a vote instead of deciding: what the
  * candidate window before it measured here (or that it was cut short), and which candidates this
- * rank could run next (prior, budget).  It then holds: the site runs natively, unscored, until
+ * rank could run next (prior, budget).  It then holds: the site runs natively (at a scheduled
+ * re-check with params.keep, in the decided mode, which runs anyway), unscored, until
  * the caller hands it the sum of all ranks' votes (aot_gov_agreed), from which every rank takes
  * the same verdict and the same next window.  The caller sums the packed words with an integer
  * MPI_SUM (exact, so every rank reads the same tally); aot_gov_tally_read checks that every vote
@@ -116,7 +122,8 @@ struct aot_gov_mode {
     int verdict;           /* enum aot_gov_verdict */
     int todo;              /* needs a window in this exploration */
     int tries;             /* windows in this exploration */
-    int unclear;           /* lost because AOT_GOV_MAX_TRIES windows did not decide */
+    int unclear;           /* lost because AOT_GOV_MAX_TRIES windows did not decide, or (won)
+                            * kept at a re-check without a clear win */
     int ran;               /* has run at least one period */
     double prior_ns;       /* aot_gov_prior (< 0: none) */
     double rsum, r2sum, se2sum;   /* this exploration: window ratios, their squares, SE^2 */
@@ -139,6 +146,7 @@ struct aot_gov {
     int rechecks;          /* scheduled re-explorations started */
     int triggers;          /* re-explorations triggered by a decided mode that slowed */
     int trigger_round;     /* the running exploration is a triggered one */
+    int keep;              /* the decided mode a scheduled re-check is checking (params.keep) */
     int order[AOT_GOV_MAX_MODES];  /* the candidates in this exploration's order */
     int norder;
     int cursor;            /* the position in order of the latest candidate */
@@ -168,7 +176,7 @@ struct aot_gov {
     /* Agreed verdicts (params.agree). */
     int votes;             /* votes cast in this exploration */
     int vote_ready;        /* a vote waits to be taken (aot_gov_vote) */
-    int holding;           /* waits for the tally (aot_gov_agreed): native, unscored */
+    int holding;           /* waits for the tally (aot_gov_agreed): native or the kept mode, unscored */
     int cut_mode;          /* the candidate cut short since the latest vote, and at what ratio */
     double cut_last;
     struct aot_gov_vote vote;   /* the latest vote cast */

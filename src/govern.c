@@ -45,6 +45,7 @@ void aot_gov_params_default(struct aot_gov_params *p)
     p->allowance = 2.0;
     p->ledger = NULL;
     p->agree = 0;
+    p->keep = 1;
 }
 
 static void aot_gov_sort(double *x, int n)
@@ -234,7 +235,8 @@ static int aot_gov_bar(const struct aot_gov *g, int k)
     if (g->rechecks % 2 == 1 && !g->trigger_round && m->verdict == AOT_GOV_LOST &&
         m->ratio > AOT_GOV_FAR_LOSS)
         return 2;
-    if (aot_gov_allowed(g) - aot_gov_spent(g) < aot_gov_need(g, k))
+    /* the decided mode at its re-check costs nothing over not exploring: it runs anyway */
+    if (k != g->keep && aot_gov_allowed(g) - aot_gov_spent(g) < aot_gov_need(g, k))
         return 3;
     return 0;
 }
@@ -360,7 +362,16 @@ static void aot_gov_apply(struct aot_gov *g, int k, double r, double se2, double
     m->ratio = ratio;
     m->period_ns = m->psum / m->tries;
     m->unclear = 0;
-    if (ratio + z * se < thr && m->tries < 2 && ratio > thr - 4 * g->p.margin) {
+    if (k == g->keep && !(ratio - z * se > thr) && !(ratio + z * se < thr)) {
+        /* the decided mode at a scheduled re-check, neither clearly faster nor clearly
+         * slower than it needs to be: it stays while its estimate is below native's, and
+         * goes otherwise, without further windows (judged afresh like the others, a winner
+         * that was not clearly faster in one window of a noisy site went back to native at
+         * about every second re-check) */
+        m->unclear = 1;
+        m->verdict = ratio < 1 ? AOT_GOV_WON : AOT_GOV_LOST;
+        m->todo = 0;
+    } else if (ratio + z * se < thr && m->tries < 2 && ratio > thr - 4 * g->p.margin) {
         /* a narrow win in one window: one more window confirms it (a rank's noise alone
          * gives such wins now and then, and a false winner runs until it is caught) */
         m->verdict = AOT_GOV_LOST;
@@ -470,7 +481,9 @@ static void aot_gov_proceed(struct aot_gov *g, const struct aot_gov_tally *t)
 }
 
 /* The end of a native window of an agreed exploration: the vote on the candidate window before
- * it (has: measured, ratio r, squared SE se2), then native, unscored, until the tally. */
+ * it (has: measured, ratio r, squared SE se2), then native, unscored, until the tally; at a
+ * re-check the decided mode instead, which runs anyway outside explorations (a tally over TCP
+ * takes several occurrences, native ones cost what the decided mode gains). */
 static void aot_gov_cast(struct aot_gov *g, int has, double r, double se2)
 {
     struct aot_gov_vote *v = &g->vote;
@@ -494,7 +507,7 @@ static void aot_gov_cast(struct aot_gov *g, int has, double r, double se2)
     g->cut_mode = 0;
     g->vote_ready = 1;
     g->holding = 1;
-    aot_gov_open(g, 0);
+    aot_gov_open(g, g->keep);
 }
 
 static void aot_gov_close(struct aot_gov *g)
@@ -604,6 +617,7 @@ static void aot_gov_recheck(struct aot_gov *g)
         g->rechecks++;
         aot_gov_start(g, g->p.window << (g->rechecks < 8 ? g->rechecks : 8));
         g->trigger_round = 0;
+        g->keep = g->p.keep ? g->chosen : 0;
     }
 }
 
@@ -625,6 +639,7 @@ static void aot_gov_settled(struct aot_gov *g, double ns)
                 g->triggers++;
                 aot_gov_start(g, g->win);
                 g->trigger_round = 1;
+                g->keep = 0;
                 return;
             }
         }
@@ -678,7 +693,8 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns)
         /* the budget left would not cover another period like this window's typical one, and
          * that one is slower than native */
         est = aot_gov_window_loss(g);
-        if (est > g->p.margin * g->nat_level && aot_gov_allowed(g) - aot_gov_spent(g) < est) {
+        if (k != g->keep && est > g->p.margin * g->nat_level &&
+            aot_gov_allowed(g) - aot_gov_spent(g) < est) {
             aot_gov_cut(g, t);
             return g->cur;
         }
@@ -974,7 +990,9 @@ int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf,
             else
                 AOT_GOV_PUT("%s %.2fx native (%llu periods%s)", names[k], m->ratio,
                             (unsigned long long) m->round_scored,
-                            m->unclear ? ", not clearly faster" : "");
+                            !m->unclear                   ? ""
+                            : m->verdict == AOT_GOV_WON ? ", kept: not clearly slower"
+                                                          : ", not clearly faster");
             break;
         case AOT_GOV_CUT:
             AOT_GOV_PUT("%s cut short at %.1fx native", names[k], m->cut_ratio);

@@ -29,6 +29,8 @@ struct model {
     int change_mode;                  /* from period change_at on, change_mode's mean is */
     uint64_t change_at;               /*   change_to */
     double change_to;
+    uint64_t noisy_at;                /* from period noisy_at on, the noise is noisy_to */
+    double noisy_to;
 };
 
 struct run {
@@ -81,7 +83,7 @@ static double sample_period(const struct model *md, int k, uint64_t t, int strea
 
     if (md->bi_p > 0 && uniform() < md->bi_p)
         p *= md->bi_x;
-    p *= 1 + md->noise * normal();
+    p *= 1 + (md->noisy_at && t >= md->noisy_at ? md->noisy_to : md->noise) * normal();
     return p > 1 ? p : 1;
 }
 
@@ -965,6 +967,62 @@ START_TEST(alternating_periods_in_pairs)
 }
 END_TEST
 
+/* A winner at its first scheduled re-check, when its advantage has narrowed and the site has
+ * grown noisy (the emulated cluster: guarded sor n=2048 won at 0.92x native, and re-checks
+ * dropped it in two of three jobs as "0.94x native, not clearly faster").  Mode 1 runs at
+ * 0.90x native with 3 % noise for the first 600 periods, then at later/100 with noise noise.
+ * Counts the seeds that chose it first, and of those the ones that still run it after period n. */
+static void no_keep(struct aot_gov *g)
+{
+    g->p.keep = 0;
+}
+
+static int winner_survives(double later, double noise, uint64_t n, int keep, int *chosen_first)
+{
+    struct model md = two(100, 90, 0.03);
+    int kept = 0;
+
+    md.change_mode = 1;
+    md.change_at = md.noisy_at = 600;
+    md.change_to = later * US;
+    md.noisy_to = noise;
+    *chosen_first = 0;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        static struct run r;
+        simulate(&md, seed, 600, &r, keep ? NULL : no_keep);
+        if (r.chosen != 1)
+            continue;
+        ++*chosen_first;
+        simulate(&md, seed, n, &r, keep ? NULL : no_keep);
+        kept += r.chosen == 1;
+    }
+    return kept;
+}
+
+START_TEST(winner_kept_at_rechecks)
+{
+    int first_k, first_a;
+    /* 1200 periods: the first re-check (256 periods after the decision) has ended */
+    int kept = winner_survives(94, 0.10, 1200, 1, &first_k);
+    int afresh = winner_survives(94, 0.10, 1200, 0, &first_a);
+
+    fprintf(stderr, "winner at its first re-check (0.90x, then 0.94x with 10%% noise): chosen "
+            "first on %d of %d seeds; still chosen on %d kept unless clearly slower, %d judged "
+            "afresh\n", first_k, NSEEDS, kept, afresh);
+    ck_assert_int_eq(first_k, NSEEDS);
+    ck_assert_int_eq(first_a, NSEEDS);
+    ck_assert_int_ge(kept, afresh + NSEEDS / 5);
+    /* a winner whose advantage went away is still dropped, on every seed */
+    struct model md = two(100, 90, 0.05);
+    md.change_mode = 1;
+    md.change_at = 600;
+    md.change_to = 101 * US;
+    expect("winner gone at its re-check", &md, 1200, 0, 0.02, NULL);
+    md.change_to = 110 * US;
+    expect("winner slower at its re-check", &md, 1200, 0, 0.02, NULL);
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -995,6 +1053,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, agreed_verdicts_keep_step);
     tcase_add_test(tc, tally_checks_votes);
     tcase_add_test(tc, alternating_periods_in_pairs);
+    tcase_add_test(tc, winner_kept_at_rechecks);
     suite_add_tcase(s, tc);
     return s;
 }
