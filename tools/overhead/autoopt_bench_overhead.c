@@ -14,7 +14,10 @@
  * pass-through.  A last row times MPI_Iprobe(MPI_PROC_NULL), which communicates nothing, to
  * show the wrapper's own cost without the network's noise.  The "chain" row compares 4
  * MPI_Sendrecv per iteration (a chain, in the default configuration) with the hand-written
- * PMPI_Irecv/PMPI_Isend/PMPI_Waitall version; its added time is per MPI_Sendrecv.
+ * PMPI_Irecv/PMPI_Isend/PMPI_Waitall version; its added time is per MPI_Sendrecv.  The
+ * "site" row is a ping-pong of 64 KiB, which paging would convert: each call site's benefit
+ * governor decides how its calls run (docs/govern.md), so the row shows what a converting
+ * site's call costs, exploring included (with AUTOOPT_P2P_MODE=native: its path alone).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 
 #define MAXBYTES 1024
+#define SITEBYTES 65536     /* the "site" row: a call paging would convert (AUTOOPT_CONVERT_MIN) */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -62,6 +66,24 @@ static double pingpong(int use_pmpi, char *buf, int bytes, int iters, int rank)
         }
     }
     return (MPI_Wtime() - t0) / iters;
+}
+
+/* One ping-pong row: a warm-up of each kind, then blocks of native and intercepted calls in
+ * turns; prints the one-way times and the time added per call (rank 0). */
+static void pingpong_row(const char *label, char *buf, int bytes, int blocks, int iters,
+                         double *tn, double *ta, int rank)
+{
+    pingpong(1, buf, bytes, iters / 10 + 1, rank);
+    pingpong(0, buf, bytes, iters / 10 + 1, rank);
+    for (int b = 0; b < blocks; b++) {
+        tn[b] = pingpong(1, buf, bytes, iters, rank);
+        ta[b] = pingpong(0, buf, bytes, iters, rank);
+    }
+    if (rank == 0) {
+        double mn = median(tn, blocks), ma = median(ta, blocks);
+        printf("  %-17s %14.3f %14.3f %16.1f\n", label, mn * 1e6 / 2, ma * 1e6 / 2,
+               (ma - mn) * 1e9 / 2);
+    }
 }
 
 static double bcast(int use_pmpi, int iters)
@@ -173,7 +195,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     int rank, size, blocks = 41, iters = 2000;
-    static char buf[MAXBYTES];
+    static char buf[MAXBYTES], sitebuf[SITEBYTES];
     double *tn, *ta;
 
     for (int i = 1; i < argc; i++) {
@@ -214,18 +236,11 @@ int main(int argc, char **argv)
         printf("# %-18s %14s %14s %16s\n", "test", "native us", "autoopt us", "added ns/call");
     }
     for (int bytes = 0; bytes <= MAXBYTES; bytes = bytes ? bytes * 2 : 1) {
-        pingpong(1, buf, bytes, iters / 10 + 1, rank);   /* warm-up */
-        pingpong(0, buf, bytes, iters / 10 + 1, rank);
-        for (int b = 0; b < blocks; b++) {
-            tn[b] = pingpong(1, buf, bytes, iters, rank);
-            ta[b] = pingpong(0, buf, bytes, iters, rank);
-        }
-        if (rank == 0) {
-            double mn = median(tn, blocks), ma = median(ta, blocks);
-            printf("  pingpong %-9d %14.3f %14.3f %16.1f\n", bytes, mn * 1e6 / 2, ma * 1e6 / 2,
-                   (ma - mn) * 1e9 / 2);
-        }
+        char label[32];
+        snprintf(label, sizeof(label), "pingpong %d", bytes);
+        pingpong_row(label, buf, bytes, blocks, iters, tn, ta, rank);
     }
+    pingpong_row("site pingpong 64K", sitebuf, SITEBYTES, blocks, iters / 4 + 1, tn, ta, rank);
     collective_row("allreduce 8 B", allreduce, blocks, iters, tn, ta, rank);
     collective_row("bcast 4 B", bcast, blocks, iters, tn, ta, rank);
     {
