@@ -208,16 +208,11 @@ static int aot_pg_site_shown_mode(const struct aot_pg_site *s)
 
 static void aot_pg_site_why(const struct aot_pg_site *s, char *buf, size_t len)
 {
-    static const char *const reasons[] = {
-#define AOT_X(name, text) text,
-        AOT_PASS_REASONS(AOT_X)
-#undef AOT_X
-    };
-
     if (aot_pg_site_forced >= 0)
         snprintf(buf, len, "forced by AUTOOPT_P2P_MODE");
-    else if (s->unfit > 0 && (size_t) s->unfit < sizeof(reasons) / sizeof(reasons[0]))
-        snprintf(buf, len, "not convertible here: %s", reasons[s->unfit]);
+    else if (s->unfit)
+        snprintf(buf, len, "not convertible here: %s",
+                 aot_stats_reason_text((enum aot_pass_reason) s->unfit));
     else if (s->governed)
         aot_gov_reason(&s->gov, aot_pg_mode_names, buf, len);
     else

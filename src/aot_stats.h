@@ -50,6 +50,8 @@ int aot_stats_register(const char *group, const char *name);
 void aot_stats_add(int id, uint64_t n);
 /* Count one call that passed through, with its reason, against function id fn. */
 void aot_stats_pass(int fn, enum aot_pass_reason reason);
+/* A pass-through reason's text as the report prints it ("buffer on a thread's stack"). */
+const char *aot_stats_reason_text(enum aot_pass_reason reason);
 
 /* Function ids of the wrapped MPI entry points (generated aot_functions.h: AOT_FN_MPI_Send,
  * ..., AOT_FN_COUNT), their names and the count of calls of each. */

@@ -888,6 +888,8 @@ void aot_gov_exclude(struct aot_gov *g, int mode)
         return;
     g->m[mode].verdict = AOT_GOV_EXCLUDED;
     g->m[mode].todo = 0;
+    if (g->keep == mode)
+        g->keep = 0;                /* a re-check's holds must not run it */
     if (g->exploring && g->pend == mode)
         g->pend = 0;
     if (g->exploring && g->cur == mode) {

@@ -72,6 +72,11 @@ void aot_stats_add(int id, uint64_t n)
         aot_bump(&aot_named[id], n);
 }
 
+const char *aot_stats_reason_text(enum aot_pass_reason reason)
+{
+    return (unsigned) reason < AOT_PASS_NREASONS ? aot_reason_text[reason] : "?";
+}
+
 void aot_stats_pass(int fn, enum aot_pass_reason reason)
 {
     aot_bump(&aot_passed[fn][reason], 1);
