@@ -61,6 +61,8 @@
     X(verify_missed)      /* AUTOOPT_CHAIN_VERIFY: touches chain mode would have missed */ \
     X(probe_mprotects)    /* system calls that set or lifted touch probes */ \
     X(copied_sends)       /* sends of safe chains started from a private copy */ \
+    X(copied_late)        /* ... that MPI had not completed when their call returned */ \
+    X(copied_ruled_out)   /* chains whose copied mode was ruled out (aot_ch_copy_pays) */ \
     X(runs_native)        /* occurrences of safe chains run natively (the governor's choice) */ \
     X(runs_copied)        /* ... with copied sends */ \
     X(runs_guarded)       /* ... as guarded requests */ \
@@ -505,6 +507,7 @@ struct aot_ch_run {
     struct aot_explore_clock clock; /* the previous start, for the period (aot_explore_next) */
     int mode;                       /* the mode of the occurrence running or just started */
     int fresh;                      /* mode chosen for a start the fast path declined */
+    int copy_ran;                   /* copied occurrences since the last look (aot_ch_copy_pays) */
     uint64_t runs[AOT_CHM_N];       /* occurrences per mode */
 };
 
@@ -556,6 +559,35 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
     return r;
 }
 
+/*
+ * Whether copied mode can pay for chain c.  A copied send returns before MPI has sent its
+ * message; that is all the mode changes.  Where MPI completes the send within the member's
+ * call anyway (an eager message: MPI buffers it, MPI_Send returns at once), the native call
+ * returns as soon, and the copy is only a cost: then the mode is ruled out, so that re-checks
+ * stop spending periods on it, and a win it was given on noise ends (docs/govern.md, "Copied
+ * sends that cannot pay").  Looked at between explorations, after copied occurrences ran
+ * (every 8 while copied is the chosen mode).
+ */
+#define AOT_CH_COPY_EVIDENCE 16     /* copied sends seen before ruling the mode out */
+static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_ch_run *r)
+{
+    uint64_t sent = 0, late = 0;
+
+    if (!aot_gov_decided(&r->gov) || aot_gov_holding(&r->gov))
+        return;
+    r->copy_ran = 0;
+    for (int i = 0; i < c->n; i++) {
+        const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
+        if (m) {
+            sent += m->copy_sent;
+            late += m->copy_late;
+        }
+    }
+    if (sent >= AOT_CH_COPY_EVIDENCE && late == 0 &&
+        aot_gov_rule_out(&r->gov, AOT_CHM_COPY, "MPI completed every copied send within its call"))
+        AOT_CH_COUNT(copied_ruled_out, 1);
+}
+
 /* A start of chain c: the period since its previous start goes to its governor, which names
  * the mode of this occurrence. */
 static int aot_ch_occurrence(struct aot_ch_chain *c)
@@ -570,8 +602,12 @@ static int aot_ch_occurrence(struct aot_ch_chain *c)
     }
     r->mode = aot_ch_forced >= 0 ? aot_ch_forced : aot_explore_next(&r->gov, c, &r->clock);
     r->runs[r->mode]++;
-    if (r->mode == AOT_CHM_COPY)
+    if (r->mode == AOT_CHM_COPY) {
+        r->copy_ran++;
         AOT_CH_COUNT(runs_copied, 1);
+    }
+    if (r->copy_ran && (r->mode != AOT_CHM_COPY || r->copy_ran >= 8) && aot_ch_forced < 0)
+        aot_ch_copy_pays(c, r);
     else if (r->mode == AOT_CHM_GUARDED)
         AOT_CH_COUNT(runs_guarded, 1);
     else
@@ -594,7 +630,7 @@ static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, i
     const size_t span = (size_t) (s->shi - s->slo);
     MPI_Request *req;
     char *copy;
-    int rc = MPI_SUCCESS, rc2;
+    int rc = MPI_SUCCESS, rc2, sent = 0;
 
     if (!(go & 1) || !s->copy_ok || k->fn == AOT_FN_MPI_Ssend)
         return -1;
@@ -618,6 +654,7 @@ static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, i
         aot_ch_nreqs++;
         s->copy_busy = 1;
         aot_ch_busy[aot_ch_nbusy++] = s;
+        sent = 1;
     }
     AOT_CH_COUNT(copied_sends, 1);
     if (go & 2) {
@@ -632,6 +669,16 @@ static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, i
                         status);
         if (rc == MPI_SUCCESS)
             rc = rc2;
+    }
+    if (sent) {
+        /* whether the copy bought anything: was the send still under way as the call
+         * returns? (aot_ch_copy_pays) */
+        int done = 0;
+        PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+        s->copy_sent++;
+        s->copy_late += !done;
+        if (!done)
+            AOT_CH_COUNT(copied_late, 1);
     }
     aot_stats_optimized(k->fn);
     return rc;

@@ -96,6 +96,8 @@ struct aot_ch_sig {
     int copy_busy;
     void *copy;
     size_t copy_cap;
+    /* copied sends started, and those MPI had not completed when their call returned */
+    uint32_t copy_sent, copy_late;
     UT_hash_handle hh;
 };
 

@@ -134,6 +134,7 @@ struct aot_gov_mode {
     double cut_ratio;      /* the period that cut its window, over native's level */
     uint64_t scored;       /* periods scored, over all explorations */
     uint64_t round_scored; /* periods scored in the latest exploration that measured it */
+    const char *why_out;   /* aot_gov_rule_out: why the mode cannot pay (static text) */
 };
 
 struct aot_gov {
@@ -192,6 +193,10 @@ void aot_gov_params_default(struct aot_gov_params *p);
 void aot_gov_init(struct aot_gov *g, const struct aot_gov_params *p);
 /* The caller knows a mode cannot be run for this site (e.g. guarded impossible): never chosen. */
 void aot_gov_exclude(struct aot_gov *g, int mode);
+/* The caller has seen that a mode measured here cannot pay (why: static text, for the
+ * statistics): excluded as above, between explorations only; the chosen mode too (its win was
+ * noise), and the site runs natively.  1 when it was ruled out now. */
+int aot_gov_rule_out(struct aot_gov *g, int mode, const char *why);
 /* Optional: a prior estimate of a mode's extra cost per period in ns over native (e.g. the
  * calibrated cost of its mprotect calls).  A mode whose prior exceeds half the native period
  * measured is not explored (the reason says so); otherwise the prior is the loss its first

@@ -900,6 +900,16 @@ void aot_gov_exclude(struct aot_gov *g, int mode)
     }
 }
 
+int aot_gov_rule_out(struct aot_gov *g, int mode, const char *why)
+{
+    if (mode < 1 || mode >= g->p.nmodes || g->exploring || g->holding ||
+        g->m[mode].verdict == AOT_GOV_EXCLUDED)
+        return 0;
+    aot_gov_exclude(g, mode);
+    g->m[mode].why_out = why;
+    return 1;
+}
+
 void aot_gov_prior(struct aot_gov *g, int mode, double extra_ns)
 {
     if (mode >= 1 && mode < g->p.nmodes)
@@ -982,7 +992,14 @@ int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf,
             AOT_GOV_PUT("%s not tried yet", names[k]);
             break;
         case AOT_GOV_EXCLUDED:
-            AOT_GOV_PUT("%s not possible here", names[k]);
+            if (!m->why_out)
+                AOT_GOV_PUT("%s not possible here", names[k]);
+            else if (m->round_scored)
+                AOT_GOV_PUT("%s %.2fx %s (%llu periods), left out: %s", names[k], m->ratio,
+                            m->ratio >= 1 ? "slower than native" : "native",
+                            (unsigned long long) m->round_scored, m->why_out);
+            else
+                AOT_GOV_PUT("%s left out: %s", names[k], m->why_out);
             break;
         case AOT_GOV_WON:
         case AOT_GOV_LOST:

@@ -607,6 +607,56 @@ START_TEST(far_loser_sits_out)
 }
 END_TEST
 
+/* A mode the caller has seen cannot pay (aot_gov_rule_out): refused while exploring; after the
+ * first exploration it is excluded, never runs again, and the reason keeps its measurement and
+ * says why; a chosen mode ruled out gives way to native. */
+START_TEST(ruled_out_after_measuring)
+{
+    static const char *const names[] = {"native", "copied"};
+    struct model md = two(100, 104, 0);
+    struct aot_gov_params p;
+    static struct aot_gov g;
+    char buf[256];
+    int t, later = 0;
+
+    gov_two(&g, &p);
+    ck_assert_int_eq(aot_gov_rule_out(&g, 1, "never"), 0);     /* exploring: refused */
+    for (t = 0; t < 4000 && !aot_gov_decided(&g); t++)
+        aot_gov_period(&g, (uint64_t) md.base[aot_gov_mode(&g)]);
+    ck_assert(aot_gov_decided(&g));
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    ck_assert_int_ne(g.m[1].verdict, AOT_GOV_EXCLUDED);
+    ck_assert(g.m[1].round_scored > 0);
+    aot_gov_rule_out(&g, 1, "MPI completed every copied send within its call");
+    ck_assert_int_eq(g.m[1].verdict, AOT_GOV_EXCLUDED);
+    for (; t < 40000; t++) {
+        later += aot_gov_mode(&g) == 1;
+        aot_gov_period(&g, (uint64_t) md.base[aot_gov_mode(&g)]);
+    }
+    ck_assert_int_eq(later, 0);
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    aot_gov_reason(&g, names, buf, sizeof(buf));
+    ck_assert_msg(strstr(buf, "copied 1.04x slower than native (") == buf &&
+                  strstr(buf, " periods), left out: MPI completed every copied send within its call"),
+                  "%s", buf);
+
+    /* the chosen mode too: the site runs natively from the next occurrence on */
+    md = two(100, 60, 0);
+    gov_two(&g, &p);
+    for (t = 0; t < 4000 && !aot_gov_decided(&g); t++)
+        aot_gov_period(&g, (uint64_t) md.base[aot_gov_mode(&g)]);
+    ck_assert_int_eq(aot_gov_choice(&g), 1);
+    ck_assert_int_eq(aot_gov_rule_out(&g, 1, "cannot pay"), 1);
+    ck_assert_int_eq(aot_gov_rule_out(&g, 1, "cannot pay"), 0);
+    ck_assert_int_eq(aot_gov_choice(&g), 0);
+    for (later = 0; t < 40000; t++) {
+        later += aot_gov_mode(&g) == 1;
+        aot_gov_period(&g, (uint64_t) md.base[aot_gov_mode(&g)]);
+    }
+    ck_assert_int_eq(later, 0);
+}
+END_TEST
+
 /* Futility: a candidate that is no faster than native on average after two windows of one
  * exploration gets no further window, even when its scatter leaves the verdict unclear
  * (before the rule such a candidate ran AOT_GOV_MAX_TRIES windows).  Native's periods are
@@ -1054,6 +1104,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, tally_checks_votes);
     tcase_add_test(tc, alternating_periods_in_pairs);
     tcase_add_test(tc, winner_kept_at_rechecks);
+    tcase_add_test(tc, ruled_out_after_measuring);
     suite_add_tcase(s, tc);
     return s;
 }
