@@ -310,6 +310,21 @@ class NetclusterOptions(unittest.TestCase):
             with self.assertRaises(cli.UsageError, msg=bad):
                 netcluster.resolve_run_options("run", {"ranks": 2, "sysctl": [bad]})
 
+    def test_congestion(self):
+        # --congestion: auto (cubic where the machine allows it, else reno), machine, a name
+        from autoopt_tools import netcluster
+        self.assertEqual(netcluster.resolve_run_options("run", {"ranks": 2})["congestion"], "auto")
+        with self.assertRaises(netcluster.UsageError):
+            netcluster.resolve_run_options("run", {"ranks": 2, "congestion": "cu bic"})
+        cc, desc = netcluster.congestion_policy({"congestion": "auto"})
+        allowed = netcluster._sysctl_words("net.ipv4.tcp_allowed_congestion_control")
+        self.assertEqual(cc, "cubic" if "cubic" in allowed else "reno")
+        self.assertIn("the machine's is", desc)
+        self.assertEqual(netcluster.congestion_policy({"congestion": "machine"})[0], None)
+        self.assertEqual(netcluster.congestion_policy({"congestion": "reno"})[0], "reno")
+        with self.assertRaises(netcluster.SetupError):
+            netcluster.congestion_policy({"congestion": "nosuchcc"})
+
     def test_host_queue(self):
         # a host's sending side queues like a host's transmit queue (about 1000 frames), the
         # switch ports keep --latency; a bad size is refused naming the option

@@ -99,6 +99,12 @@ SUBCOMMANDS
                              the job starts, and set AUTOOPT_TOPOLOGY to it in every rank's
                              environment (an --env AUTOOPT_TOPOLOGY=... given too wins)
         --build DIR          build directory to take the libraries from
+        --congestion CC      TCP congestion control of every host: auto (default) is Linux's
+                             default, cubic, where the machine lets a namespace choose it
+                             (net.ipv4.tcp_allowed_congestion_control), else reno; machine
+                             keeps what the machine uses (inherited); or a name.  With the
+                             machine's bbr, many concurrent eager flows filled only 80-83 %
+                             of the links; see docs/netcluster.md
         --sysctl KEY=VALUE   set a kernel parameter in every host namespace before the job
                              starts (repeatable; per-namespace keys such as
                              net.ipv4.tcp_slow_start_after_idle=0 or
@@ -108,7 +114,8 @@ SUBCOMMANDS
                              (CSV: link, bytes, packets, drops, overlimits; hK-out is host
                              K's sending side, hK-in the switch port towards host K) and
                              each host's TCP segments and retransmissions (tcp,K,...)
-        -q, --quiet          print only the waiting-policy line, not the set-up summary
+        -q, --quiet          print only the waiting-policy and congestion-control lines,
+                             not the set-up summary
         RATE is a tc rate: a number with bit, kbit, mbit, gbit, bps, kbps, mbps or gbps
         (bps = bytes per second).  SIZE is a tc size (4kb, 16kb, 1mb...), TIME a tc time.
 
@@ -137,7 +144,7 @@ SUBCOMMANDS
         results are marked busy and the verdict is NOT TRUSTED.  Saves the calibration as
         JSON (--save).  Exit status 0 trusted, 1 not trusted.  Options:
         --rate, --uplink, --burst, --latency, --host-queue, --yield, --yield-lib, --tcp-close,
-        --tcp-close-lib, --build, --timeout   as for run
+        --tcp-close-lib, --build, --timeout, --congestion   as for run
         --switches 1|2       put the two hosts on one switch (default) or on two switches,
                              so that the path crosses the uplink
         --max-size BYTES     largest message (default 4194304); sizes are powers of two
@@ -698,14 +705,14 @@ class Cluster:
                 raise SetupError(f"eth0 of {pending[0]} did not come up within {timeout:g} s")
             time.sleep(0.02)
 
-    def set_sysctls(self, assignments):
+    def set_sysctls(self, assignments, option="--sysctl"):
         """Sets each KEY=VALUE in every host namespace (SetupError naming the key)."""
         for h in self.host_ns:
             for kv in assignments:
                 r = subprocess.run(["ip", "netns", "exec", h, "sysctl", "-qw", kv],
                                    capture_output=True, text=True)
                 if r.returncode != 0:
-                    raise SetupError(f"--sysctl {kv}: "
+                    raise SetupError(f"{option} {kv}: "
                                      f"{(r.stderr or r.stdout).strip() or 'failed'}")
 
     def link_stats(self):
@@ -787,6 +794,7 @@ RUN_SPEC = {
     "--topology-out": ("topology_out", str),
     "--build": ("build", existing_dir),
     "--sysctl": ("sysctl", "list"),
+    "--congestion": ("congestion", str),
     "--link-stats": ("link_stats", str),
     "-q": ("quiet", None), "--quiet": ("quiet", None),
 }
@@ -796,8 +804,12 @@ def resolve_run_options(sub, opts):
     o = {"ppn": 1, "switches": 1, "rate": rate("100mbit"), "burst": "4kb",
          "latency": "50ms", "host_queue": "1480kb", "yield": "auto", "tcp_close": "auto",
          "preload": [], "env": [], "sysctl": [], "link_stats": None, "timeout": None,
-         "build": None, "quiet": False}     # build: only when given (else configured paths)
+         "build": None, "quiet": False, "congestion": "auto"}
+    # build: only when given (else configured paths)
     o.update(opts)
+    if not re.fullmatch(r"[a-z0-9_]+", o["congestion"]):
+        raise UsageError(f"{sub}: --congestion '{o['congestion']}': expected auto, machine or "
+                         "the name of a TCP congestion control, e.g. cubic")
     o.setdefault("uplink", o["rate"])
     for e in o["env"]:
         try:
@@ -829,6 +841,37 @@ def waiting_policy(o, ranks):
         raise SetupError(f"the yield-when-idle library '{lib or 'libautoopt-yield.so'}' does not "
                          "exist (build autoopt, or give --yield-lib FILE or --yield off)")
     return lib, f"yield-when-idle ({why}; {lib})"
+
+
+def _sysctl_words(key):
+    try:
+        with open("/proc/sys/" + key.replace(".", "/")) as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+def congestion_policy(o):
+    """Returns (the congestion control to set in every host namespace or None, one-line
+    description).  A namespace may choose only what the machine allows
+    (net.ipv4.tcp_allowed_congestion_control; reno always)."""
+    machine = (_sysctl_words("net.ipv4.tcp_congestion_control") or ["?"])[0]
+    allowed = set(_sysctl_words("net.ipv4.tcp_allowed_congestion_control")) | {"reno"}
+    want = o["congestion"]
+    if want == "machine":
+        return None, f"{machine} (the machine's, --congestion machine)"
+    if want == "auto":
+        cc = "cubic" if "cubic" in allowed else "reno"
+        why = ("Linux's default" if cc == "cubic" else
+               "cubic, Linux's default, is not in the machine's "
+               "net.ipv4.tcp_allowed_congestion_control")
+        return cc, f"{cc} ({why}; the machine's is {machine})"
+    if want not in allowed:
+        raise SetupError(f"--congestion {want}: not in the machine's "
+                         f"net.ipv4.tcp_allowed_congestion_control ({' '.join(sorted(allowed))}); "
+                         f"as root: sysctl -w net.ipv4.tcp_allowed_congestion_control="
+                         f"\"{' '.join(sorted(allowed | {want}))}\"")
+    return want, f"{want} (--congestion; the machine's is {machine})"
 
 
 def tcp_close_policy(o, ranks):
@@ -894,6 +937,8 @@ def run_job(o, command, capture=None, announce=True):
     yield_lib, policy = waiting_policy(o, ranks)
     print(f"{PROG}: waiting policy: {policy}", file=sys.stderr, flush=True)
     close_lib, close_desc = tcp_close_policy(o, ranks)
+    congestion, congestion_desc = congestion_policy(o)
+    print(f"{PROG}: TCP congestion control: {congestion_desc}", file=sys.stderr, flush=True)
     cluster = Cluster(hosts, o["switches"], o["rate"][0], o["uplink"][0], o["burst"],
                       o["latency"], o["host_queue"])
     proc = None
@@ -901,6 +946,9 @@ def run_job(o, command, capture=None, announce=True):
     t_start = time.monotonic()
     try:
         cluster.up()
+        if congestion:
+            cluster.set_sysctls([f"net.ipv4.tcp_congestion_control={congestion}"],
+                                option="--congestion")
         if o.get("sysctl"):
             cluster.set_sysctls(o["sysctl"])
         if announce:
@@ -1118,7 +1166,8 @@ def cmd_idle(argv):
 
 CAL_SPEC = {k: v for k, v in RUN_SPEC.items()
             if k in ("--rate", "--uplink", "--burst", "--latency", "--host-queue", "--yield",
-                     "--yield-lib", "--tcp-close", "--tcp-close-lib", "--build", "--timeout")}
+                     "--yield-lib", "--tcp-close", "--tcp-close-lib", "--build", "--timeout",
+                     "--congestion")}
 CAL_SPEC.update({
     "--switches": ("switches", int_range(1, 2)),
     "--max-size": ("max_size", int_range(1024, 1 << 30)),
