@@ -147,6 +147,7 @@ struct aot_gov {
     int rechecks;          /* scheduled re-explorations started */
     int triggers;          /* re-explorations triggered by a decided mode that slowed */
     int trigger_round;     /* the running exploration is a triggered one */
+    int soon;              /* the first re-check comes early: a likely winner was left unclear */
     int keep;              /* the decided mode a scheduled re-check is checking (params.keep) */
     int order[AOT_GOV_MAX_MODES];  /* the candidates in this exploration's order */
     int norder;

@@ -305,6 +305,17 @@ static void aot_gov_finish(struct aot_gov *g)
     /* a re-check in which the budget let no candidate run does not count */
     if (!ran && g->rechecks > 0 && !g->trigger_round)
         g->rechecks--;
+    /* The first exploration chose native, but a candidate was faster on average beyond the
+     * margin without showing it beyond the noise (its windows ran out, or the budget): the
+     * first re-check comes after an eighth of the usual wait, so that a likely winner is not
+     * left out for recheck_after occurrences.  Only with agreed verdicts, which are the same
+     * on every rank, so that the ranks' re-checks stay in step. */
+    g->soon = 0;
+    if (!best && g->rechecks == 0 && !g->trigger_round && g->p.agree)
+        for (int k = 1; k < g->p.nmodes; k++)
+            if (g->m[k].verdict == AOT_GOV_LOST && g->m[k].unclear &&
+                g->m[k].ratio < 1 - g->p.margin)
+                g->soon = 1;
     g->exploring = 0;
     g->fill = 0;
     g->lag = 0;
@@ -608,6 +619,8 @@ static uint64_t aot_gov_recheck_due(const struct aot_gov *g)
 {
     if (g->rechecks >= g->p.max_rechecks || g->rechecks >= 62)
         return UINT64_MAX;              /* none left */
+    if (g->soon)
+        return (g->p.recheck_after + 7) / 8 + (uint64_t) g->lag;
     return (g->p.recheck_after << g->rechecks) + (uint64_t) g->lag;
 }
 
@@ -615,6 +628,7 @@ static void aot_gov_recheck(struct aot_gov *g)
 {
     if (g->since >= aot_gov_recheck_due(g)) {
         g->rechecks++;
+        g->soon = 0;
         aot_gov_start(g, g->p.window << (g->rechecks < 8 ? g->rechecks : 8));
         g->trigger_round = 0;
         g->keep = g->p.keep ? g->chosen : 0;
