@@ -605,13 +605,13 @@ static int aot_ch_occurrence(struct aot_ch_chain *c)
     if (r->mode == AOT_CHM_COPY) {
         r->copy_ran++;
         AOT_CH_COUNT(runs_copied, 1);
+    } else if (r->mode == AOT_CHM_GUARDED) {
+        AOT_CH_COUNT(runs_guarded, 1);
+    } else {
+        AOT_CH_COUNT(runs_native, 1);
     }
     if (r->copy_ran && (r->mode != AOT_CHM_COPY || r->copy_ran >= 8) && aot_ch_forced < 0)
         aot_ch_copy_pays(c, r);
-    else if (r->mode == AOT_CHM_GUARDED)
-        AOT_CH_COUNT(runs_guarded, 1);
-    else
-        AOT_CH_COUNT(runs_native, 1);
     return r->mode;
 }
 
