@@ -3,7 +3,9 @@
 """doze_check.py MPIEXEC PRELOAD DOZE: runs doze.c on 2 ranks with AUTOOPT_P2P_MODE=native and
 AUTOOPT_STATS=1 and checks that the chain dozed (dozed_calls > 0) and that the statistics
 count exactly the MPI_Sendrecv calls the program made (its own count), every one of them
-passed to MPI or run while learning, with pass-through reasons that add up.  Prints "No Errors" or FAIL lines."""
+passed to MPI or run while learning, with pass-through reasons that add up.  Then once more
+in the default mode: every chain start is counted in exactly one of runs_native, runs_copied
+and runs_guarded.  Prints "No Errors" or FAIL lines."""
 import os
 import re
 import subprocess
@@ -44,6 +46,20 @@ def main():
                          % (sum(reasons), passed, reasons))
     if not dozed or int(dozed.group(1)) == 0:
         fails.append("the chain never dozed (dozed_calls): " + (dozed.group(0) if dozed else "absent"))
+    # the default (the governor choosing): every start of a safe chain is counted in exactly
+    # one of runs_native, runs_copied and runs_guarded
+    env.pop("AUTOOPT_P2P_MODE")
+    auto = subprocess.run([mpiexec, "-n", "2", prog], env=env, capture_output=True, text=True,
+                          timeout=100)
+    aout = auto.stdout + auto.stderr
+    if auto.returncode != 0 or "No Errors" not in aout:
+        fails.append("the default run failed (rc %d):\n%s" % (auto.returncode, aout))
+    counts = {k: int(v) for k, v in re.findall(
+        r"chains\s+(chain_starts|runs_native|runs_copied|runs_guarded)\s+(\d+)", aout)}
+    runs = sum(counts.get(k, 0) for k in ("runs_native", "runs_copied", "runs_guarded"))
+    if not counts.get("chain_starts") or runs != counts["chain_starts"]:
+        fails.append("default: %d chain starts, but runs_native + runs_copied + runs_guarded = %d"
+                     % (counts.get("chain_starts", 0), runs))
     for f in fails:
         print("FAIL: " + f)
     if not fails:
