@@ -627,7 +627,7 @@ START_TEST(ruled_out_after_measuring)
     ck_assert_int_eq(aot_gov_choice(&g), 0);
     ck_assert_int_ne(g.m[1].verdict, AOT_GOV_EXCLUDED);
     ck_assert(g.m[1].round_scored > 0);
-    aot_gov_rule_out(&g, 1, "MPI completed every copied send within its call");
+    ck_assert_int_eq(aot_gov_rule_out(&g, 1, "MPI completed every copied send within its call"), 1);
     ck_assert_int_eq(g.m[1].verdict, AOT_GOV_EXCLUDED);
     for (; t < 40000; t++) {
         later += aot_gov_mode(&g) == 1;

@@ -103,7 +103,7 @@ SUBCOMMANDS
                              default, cubic, where the machine lets a namespace choose it
                              (net.ipv4.tcp_allowed_congestion_control), else reno; machine
                              keeps what the machine uses (inherited); or a name.  With the
-                             machine's bbr, many concurrent eager flows filled only 80-83 %
+                             machine's bbr, many concurrent eager flows filled only 80-85 %
                              of the links; see docs/netcluster.md
         --sysctl KEY=VALUE   set a kernel parameter in every host namespace before the job
                              starts (repeatable; per-namespace keys such as
@@ -804,8 +804,8 @@ def resolve_run_options(sub, opts):
     o = {"ppn": 1, "switches": 1, "rate": rate("100mbit"), "burst": "4kb",
          "latency": "50ms", "host_queue": "1480kb", "yield": "auto", "tcp_close": "auto",
          "preload": [], "env": [], "sysctl": [], "link_stats": None, "timeout": None,
-         "build": None, "quiet": False, "congestion": "auto"}
-    # build: only when given (else configured paths)
+         "build": None,     # build: only when given (else configured paths)
+         "quiet": False, "congestion": "auto"}
     o.update(opts)
     if not re.fullmatch(r"[a-z0-9_]+", o["congestion"]):
         raise UsageError(f"{sub}: --congestion '{o['congestion']}': expected auto, machine or "
