@@ -64,8 +64,8 @@ static void cg_usage(void)
         return;
     for (int m = 0; m < 3; m++)
         summaries[m] = cg_modes[m].summary;
-    printf("usage: cg [-n N] [-i ITERS] [-m MODE[,MODE...]] [-b TURN] [-V] [-c HEX] [-t FILE]"
-           " [-h]\n"
+    printf("usage: cg [-n N] [-i ITERS] [-m MODE[,MODE...]] [-b TURN] [-W WARM] [-V] [-c HEX]\n"
+           "          [-t FILE] [-h]\n"
            "Conjugate gradients for a sparse SPD matrix of N*N rows (a grid Laplacian with\n"
            "shortcut edges), rows in irregular blocks, so ranks have different neighbours.\n"
            "  -n N      grid side: N*N unknowns (default 512)\n"
@@ -87,7 +87,7 @@ static int cg_parse(int argc, char **argv, struct cg_options *o)
                  .verify = -1 },
     };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":n:i:m:b:Vc:t:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:m:b:W:Vc:t:h")) != -1) {
         int rc = ex_run_option(c, optarg, &o->run);
 
         if (c == 'n') {
@@ -582,7 +582,7 @@ static int cg_report(const struct cg_options *o, int size, const int range[4], d
         status = EX_FAILED;
     }
     if (ex_check_checksum(&o->run, hash, o->run.verify ?
-                          cg_serial_checksum(o->n, o->run.t.iters * o->run.t.npicks) : 0) != EX_OK)
+                          cg_serial_checksum(o->n, o->run.t.iters * o->run.t.npicks + o->run.t.warmup) : 0) != EX_OK)
         status = EX_FAILED;
     return status;
 }

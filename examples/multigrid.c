@@ -53,8 +53,8 @@ static void mg_usage(void)
 
     if (ex_rank != 0)
         return;
-    printf("usage: multigrid [-n N] [-l LEVELS] [-i CYCLES] [-m MODE[,MODE...]] [-b TURN] [-V]\n"
-           "                 [-c HEX] [-t FILE] [-h]\n"
+    printf("usage: multigrid [-n N] [-l LEVELS] [-i CYCLES] [-m MODE[,MODE...]] [-b TURN]\n"
+           "                 [-W WARM] [-V] [-c HEX] [-t FILE] [-h]\n"
            "Multigrid V-cycles for the 3D Poisson equation on N^3 cells, P x Q x R processes\n"
            "(MPI_Dims_create).\n"
            "  -n N      cells per side (default 64)\n"
@@ -78,7 +78,7 @@ static int mg_parse(int argc, char **argv, struct mg_options *o)
                  .verify = -1 },
     };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":n:l:i:m:b:Vc:t:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:l:i:m:b:W:Vc:t:h")) != -1) {
         int rc = ex_run_option(c, optarg, &o->run);
 
         if (c == 'n') {
@@ -506,7 +506,7 @@ static int mg_report(const struct mg_options *o, const int dims[3], struct mg_st
         status = EX_FAILED;
     }
     if (ex_check_checksum(&o->run, hash, !o->run.verify ? 0 :
-                          mg_serial_checksum(o->n, o->levels, o->run.t.iters * o->run.t.npicks))
+                          mg_serial_checksum(o->n, o->levels, o->run.t.iters * o->run.t.npicks + o->run.t.warmup))
         != EX_OK)
         status = EX_FAILED;
     return status;

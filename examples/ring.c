@@ -48,7 +48,7 @@ static void ring_usage(void)
 {
     if (ex_rank != 0)
         return;
-    printf("usage: ring [-s BYTES] [-i PASSES] [-m MODE[,MODE...]] [-b TURN] [-h]\n"
+    printf("usage: ring [-s BYTES] [-i PASSES] [-m MODE[,MODE...]] [-b TURN] [-W WARM] [-h]\n"
            "Passes a buffer around the ring of processes with MPI_Send/MPI_Recv, checking\n"
            "and changing it between passes.\n"
            "  -s BYTES  buffer size, suffix K, M or G allowed (default 1M)\n"
@@ -66,7 +66,7 @@ static int ring_parse(int argc, char **argv, struct ring_options *o)
                                  .t = { .names = ring_mode_names, .npicks = 1, .iters = 20,
                                         .turn = 50 } };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":s:i:m:b:h")) != -1) {
+    while ((c = getopt(argc, argv, ":s:i:m:b:W:h")) != -1) {
         int rc = 0;
 
         switch (c) {
@@ -81,6 +81,9 @@ static int ring_parse(int argc, char **argv, struct ring_options *o)
             break;
         case 'b':
             rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->t.turn);
+            break;
+        case 'W':
+            rc = ex_parse_int(c, optarg, 0, INT_MAX, &o->t.warmup);
             break;
         case 'h':
             ring_usage();

@@ -14,6 +14,8 @@
  * same grid, each mode ITERS iterations in all, and a line per mode follows the result line:
  *   sor: turn mode=isend@pmpi iters=100 avg_iter_us=120.1
  * Every turn starts after a PMPI_Barrier and is timed alone; its slowest rank's time counts.
+ * Each round of turns runs the modes in -m order, the next one in reverse (ex_turn_mode), so
+ * that the run's drift (its first turns are the slowest) is not charged to the first mode.
  * The comparison is then made on the same ranks, cores and moment, which separate runs of
  * 4 ranks on 2 cores cannot give (their averages move 15-30 % from run to run).
  *
@@ -45,6 +47,7 @@ struct sor_options {
     struct sor_pick modes[SOR_MAX_MODES];
     int nmodes;
     int turn;                   /* -b: iterations per turn when several modes alternate */
+    int warmup;                 /* -W: untimed iterations through PMPI_* before the turns */
     double omega;
     int verify;                 /* -1: on when n <= 256 */
     int have_expected;
@@ -56,8 +59,8 @@ static void sor_usage(void)
 {
     if (ex_rank != 0)
         return;
-    printf("usage: sor [-n N] [-i ITERS] [-m MODE[,MODE...]] [-b TURN] [-p PxQ] [-w OMEGA] [-V]\n"
-           "           [-c HEX] [-t FILE] [-h]\n"
+    printf("usage: sor [-n N] [-i ITERS] [-m MODE[,MODE...]] [-b TURN] [-W WARM] [-p PxQ]\n"
+           "           [-w OMEGA] [-V] [-c HEX] [-t FILE] [-h]\n"
            "Red-Black SOR for the 2D Poisson equation on an N x N grid, P x Q processes.\n"
            "  -n N      interior grid size (default 256)\n"
            "  -i ITERS  iterations of each mode, each a red and a black phase (default 100)\n"
@@ -69,6 +72,9 @@ static void sor_usage(void)
            "            (at most %d), take turns on the same grid and get a time each\n",
            SOR_MAX_MODES);
     printf("  -b TURN   iterations per turn with several modes (default 50)\n"
+           "  -W WARM   first WARM untimed iterations of the first mode through PMPI_* (plain\n"
+           "            MPI, which a tool does not see), so that the timed turns do not start\n"
+           "            cold; the checksum is then that of WARM more iterations (default 0)\n"
            "  -p PxQ    process grid, P rows by Q columns, P*Q = number of processes\n"
            "            (default: MPI_Dims_create)\n"
            "  -w OMEGA  relaxation factor in (0, 2) (default 1.25; near the optimum\n"
@@ -149,7 +155,8 @@ static int sor_turn_iters(const struct sor_options *o, int done)
 
 /*
  * -t FILE.  One mode: one line per iteration, its wall time in microseconds (stamps).  Several:
- * one line per turn, "MODE US", the slowest rank's time per iteration in it (turns, in order).
+ * one line per turn, "MODE US", the slowest rank's time per iteration in it, in the order the
+ * turns ran (turns).
  */
 static int sor_write_times(const char *path, const struct sor_options *o, const double *stamps,
                            const double *turns)
@@ -166,9 +173,12 @@ static int sor_write_times(const char *path, const struct sor_options *o, const 
     for (int done = 0, i = 0; o->nmodes > 1 && done < o->iters; done += o->turn) {
         int n_it = sor_turn_iters(o, done);
 
-        for (int k = 0; k < o->nmodes; k++, i++)
+        for (int j = 0; j < o->nmodes; j++, i++) {
+            int k = ex_turn_mode(done / o->turn, j, o->nmodes);
+
             fprintf(f, "%s%s %.2f\n", o->modes[k].mode->name, o->modes[k].via,
                     turns[i] / n_it * 1e6);
+        }
     }
     bad = ferror(f);
     if (fclose(f) != 0 || bad) {
@@ -188,7 +198,7 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
         .omega = 1.25, .verify = -1,
     };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":n:i:m:b:p:w:Vc:t:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:m:b:W:p:w:Vc:t:h")) != -1) {
         int rc = 0;
 
         switch (c) {
@@ -203,6 +213,9 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
             break;
         case 'b':
             rc = ex_parse_int(c, optarg, 1, INT_MAX, &o->turn);
+            break;
+        case 'W':
+            rc = ex_parse_int(c, optarg, 0, INT_MAX, &o->warmup);
             break;
         case 'p':
             rc = sor_parse_grid(optarg, &o->P, &o->Q);
@@ -231,7 +244,7 @@ static int sor_parse(int argc, char **argv, struct sor_options *o)
     }
     if (o->verify < 0)
         o->verify = o->n <= 256;
-    if ((long long) o->iters * o->nmodes > INT_MAX) {
+    if ((long long) o->iters * o->nmodes + o->warmup > INT_MAX) {
         ex_error("option -i: %d iterations of %d modes are too many", o->iters, o->nmodes);
         return EX_USAGE;
     }
@@ -343,7 +356,8 @@ static int sor_report(const struct sor_options *o, const int dims[2], struct sor
         status = EX_FAILED;
     }
     if (o->verify) {
-        uint64_t ref = sor_serial_checksum(o->n, o->iters * o->nmodes, o->omega);
+        uint64_t ref = sor_serial_checksum(o->n, o->iters * o->nmodes + o->warmup,
+                                           o->omega);
 
         if (ref != hash) {
             fprintf(stderr, "sor: FAILED: checksum 0x%016" PRIx64 " differs from the serial "
@@ -435,13 +449,26 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     }
     MPI_Barrier(cart);
-    /* One mode: a single turn of every iteration.  Several: turns of o.turn iterations, each
-     * mode in -m order; the barrier (invisible to a tool, being PMPI) lets every turn start
+    /* -W: plain MPI warms the ranks up (the first iterations of a run are its slowest, with
+     * or without a tool) before any timed turn, so that none of the modes is charged for it. */
+    if (o.warmup > 0) {
+        const struct sor_mode *w = &sor_modes_pmpi[o.modes[0].mode - (o.modes[0].via[0] ?
+                                                                   sor_modes_pmpi : sor_modes)];
+
+        for (int it = 0; it < o.warmup; it++) {
+            w->phase(&g, &h, SOR_RED);
+            w->phase(&g, &h, SOR_BLACK);
+        }
+        PMPI_Barrier(cart);
+    }
+    /* One mode: a single turn of every iteration.  Several: turns of o.turn iterations, the
+     * modes of each round in -m order and then reversed (ex_turn_mode); the barrier (invisible to a tool, being PMPI) lets every turn start
      * together, so no mode is charged for the previous one's stragglers. */
     for (int done = 0, turn = 0; done < o.iters; done += o.turn, turn++) {
         int n_it = sor_turn_iters(&o, done);
 
-        for (int k = 0; k < o.nmodes; k++) {
+        for (int j = 0; j < o.nmodes; j++) {
+            int k = ex_turn_mode(turn, j, o.nmodes);
             sor_phase_fn phase = o.modes[k].mode->phase;
             double t0;
 
@@ -454,7 +481,7 @@ int main(int argc, char **argv)
                 phase(&g, &h, SOR_RED);
                 phase(&g, &h, SOR_BLACK);
             }
-            turns[turn * o.nmodes + k] = MPI_Wtime() - t0;
+            turns[turn * o.nmodes + j] = MPI_Wtime() - t0;   /* in the order they ran */
         }
     }
     if (stamps != NULL)
@@ -465,7 +492,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     free(stamps);
     for (int i = 0; rank == 0 && i < nturns * o.nmodes; i++)
-        spent[i % o.nmodes] += slowest[i];
+        spent[ex_turn_mode(i / o.nmodes, i % o.nmodes, o.nmodes)] += slowest[i];
     free(turns);
     free(slowest);
 

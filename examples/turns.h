@@ -31,9 +31,10 @@ struct ex_turns {
     int npicks;
     int iters;                  /* -i: iterations of every pick */
     int turn;                   /* -b: iterations per turn (set to iters with one pick) */
+    int warmup;                 /* -W: untimed iterations of pick 0 through PMPI_* first */
 };
 
-/* The options every such example takes: -i -m -b -V -c -t. */
+/* The options every such example takes: -i -m -b -W -V -c -t. */
 struct ex_run_options {
     struct ex_turns t;
     int verify;                 /* -V; -1 until decided */
@@ -44,7 +45,7 @@ struct ex_run_options {
 
 static inline int ex_parse_modes(const char *arg, struct ex_turns *t);
 
-/* getopt()'s option c if it is one of -i -m -b -V -c -t: 0 (taken), EX_USAGE (bad value,
+/* getopt()'s option c if it is one of -i -m -b -W -V -c -t: 0 (taken), EX_USAGE (bad value,
  * after a message) or EX_RUN (not one of them). */
 static inline int ex_run_option(int c, const char *arg, struct ex_run_options *o)
 {
@@ -55,6 +56,8 @@ static inline int ex_run_option(int c, const char *arg, struct ex_run_options *o
         return ex_parse_modes(arg, &o->t);
     case 'b':
         return ex_parse_int(c, arg, 1, INT_MAX, &o->t.turn);
+    case 'W':
+        return ex_parse_int(c, arg, 0, INT_MAX, &o->t.warmup);
     case 'V':
         o->verify = 1;
         return 0;
@@ -133,7 +136,7 @@ static inline int ex_parse_modes(const char *arg, struct ex_turns *t)
     }
 }
 
-/* The usage lines of -m and -b, after the example's own "-m MODE" line. */
+/* The usage lines of -m, -b and -W, after the example's own "-m MODE" line. */
 static inline void ex_usage_modes(const char *const *names, const char *const *summaries)
 {
     for (int m = 0; names[m] != NULL; m++)
@@ -141,13 +144,17 @@ static inline void ex_usage_modes(const char *const *names, const char *const *s
     printf("            MODE@pmpi makes the same calls through PMPI_*, which tools that\n"
            "            intercept MPI_* (autoopt) do not see.  Several modes, comma-separated\n"
            "            (at most %d), take turns on the same data and get a time each\n"
-           "  -b TURN   iterations per turn with several modes (default 50)\n", EX_MAX_MODES);
+           "  -b TURN   iterations per turn with several modes (default 50)\n"
+           "  -W WARM   first WARM untimed iterations of the first mode through PMPI_* (plain\n"
+           "            MPI, which a tool does not see), so that the timed turns do not start\n"
+           "            cold; the checksum is then that of WARM more iterations (default 0)\n",
+           EX_MAX_MODES);
 }
 
 /* Checks -i against the number of picks; call after parsing. */
 static inline int ex_turns_check(struct ex_turns *t)
 {
-    if ((long long) t->iters * t->npicks > INT_MAX) {
+    if ((long long) t->iters * t->npicks + t->warmup > INT_MAX) {
         ex_error("option -i: %d iterations of %d modes are too many", t->iters, t->npicks);
         return EX_USAGE;
     }
@@ -172,11 +179,11 @@ static inline int ex_turn_iters(const struct ex_turns *t, int done)
 typedef void (*ex_iter_fn)(void *ctx, const struct ex_pick *pick);
 
 /*
- * Runs t->iters iterations of every pick, in turns of t->turn iterations, picks in -m order.
- * With several picks every turn starts after a PMPI_Barrier (invisible to a tool) and lasts
+ * Runs t->iters iterations of every pick, in turns of t->turn iterations, the picks of each
+ * round in -m order and then reversed (ex_turn_mode).  With several picks every turn starts after a PMPI_Barrier (invisible to a tool) and lasts
  * until its slowest rank is done.  On rank 0, spent[k] becomes the slowest rank's total time
  * in pick k (seconds); with @times_path, rank 0 writes every iteration's time (one pick, µs,
- * one per line) or every turn's "MODE US" (several).  Returns 0, or -1 when rank 0 could not
+ * one per line) or every turn's "MODE US" in the order the turns ran (several).  Returns 0, or -1 when rank 0 could not
  * write the file (after a message).
  */
 static inline int ex_run_turns(MPI_Comm comm, const struct ex_turns *t, ex_iter_fn fn,
@@ -197,10 +204,20 @@ static inline int ex_run_turns(MPI_Comm comm, const struct ex_turns *t, ex_iter_
         MPI_Abort(comm, EX_FAILED);
     }
     MPI_Barrier(comm);
+    /* -W: plain MPI warms the ranks up (a run's first iterations are its slowest, with or
+     * without a tool) before any timed turn, so that none of the picks is charged for it. */
+    if (t->warmup > 0) {
+        struct ex_pick warm = { .mode = t->picks[0].mode, .pmpi = 1 };
+
+        for (int it = 0; it < t->warmup; it++)
+            fn(ctx, &warm);
+        PMPI_Barrier(comm);
+    }
     for (int done = 0, turn = 0; done < t->iters; done += t->turn, turn++) {
         int n_it = ex_turn_iters(t, done);
 
-        for (int k = 0; k < t->npicks; k++) {
+        for (int j = 0; j < t->npicks; j++) {
+            int k = ex_turn_mode(turn, j, t->npicks);
             double t0;
 
             if (t->npicks > 1)
@@ -211,7 +228,7 @@ static inline int ex_run_turns(MPI_Comm comm, const struct ex_turns *t, ex_iter_
                     stamps[it] = MPI_Wtime();
                 fn(ctx, &t->picks[k]);
             }
-            turns[turn * t->npicks + k] = MPI_Wtime() - t0;
+            turns[turn * t->npicks + j] = MPI_Wtime() - t0;   /* in the order they ran */
         }
     }
     if (stamps != NULL)
@@ -221,7 +238,7 @@ static inline int ex_run_turns(MPI_Comm comm, const struct ex_turns *t, ex_iter_
         for (int k = 0; k < t->npicks; k++)
             spent[k] = 0.0;
         for (int i = 0; i < ntimes; i++)
-            spent[i % t->npicks] += slowest[i];
+            spent[ex_turn_mode(i / t->npicks, i % t->npicks, t->npicks)] += slowest[i];
     }
     if (rank == 0 && times_path != NULL) {
         FILE *f = fopen(times_path, "w");
@@ -233,7 +250,7 @@ static inline int ex_run_turns(MPI_Comm comm, const struct ex_turns *t, ex_iter_
             for (int it = 0; stamps != NULL && it < t->iters; it++)
                 fprintf(f, "%.2f\n", (stamps[it + 1] - stamps[it]) * 1e6);
             for (int i = 0; t->npicks > 1 && i < ntimes; i++) {
-                ex_print_pick(f, t, i % t->npicks);
+                ex_print_pick(f, t, ex_turn_mode(i / t->npicks, i % t->npicks, t->npicks));
                 fprintf(f, " %.2f\n", slowest[i] / ex_turn_iters(t, i / t->npicks * t->turn)
                         * 1e6);
             }
