@@ -42,20 +42,24 @@ static const char *const ring_mode_summaries[] = {
 struct ring_options {
     long bytes;
     struct ex_turns t;          /* -i passes of each mode, -m, -b */
+    const char *times;          /* -t FILE */
 };
 
 static void ring_usage(void)
 {
     if (ex_rank != 0)
         return;
-    printf("usage: ring [-s BYTES] [-i PASSES] [-m MODE[,MODE...]] [-b TURN] [-W WARM] [-h]\n"
+    printf("usage: ring [-s BYTES] [-i PASSES] [-m MODE[,MODE...]] [-b TURN] [-W WARM]\n"
+           "            [-t FILE] [-h]\n"
            "Passes a buffer around the ring of processes with MPI_Send/MPI_Recv, checking\n"
            "and changing it between passes.\n"
            "  -s BYTES  buffer size, suffix K, M or G allowed (default 1M)\n"
            "  -i PASSES passes (of each mode; default 20)\n"
            "  -m MODE   how a pass is made:\n");
     ex_usage_modes(ring_mode_names, ring_mode_summaries);
-    printf("  -h        show this help\n");
+    printf("  -t FILE   write rank 0's wall time of every pass to FILE (µs, one a line); with\n"
+           "            several modes a line per turn: the mode and its time per pass\n"
+           "  -h        show this help\n");
 }
 
 static int ring_parse(int argc, char **argv, struct ring_options *o)
@@ -66,7 +70,7 @@ static int ring_parse(int argc, char **argv, struct ring_options *o)
                                  .t = { .names = ring_mode_names, .npicks = 1, .iters = 20,
                                         .turn = 50 } };
     opterr = 0;
-    while ((c = getopt(argc, argv, ":s:i:m:b:W:h")) != -1) {
+    while ((c = getopt(argc, argv, ":s:i:m:b:W:t:h")) != -1) {
         int rc = 0;
 
         switch (c) {
@@ -84,6 +88,9 @@ static int ring_parse(int argc, char **argv, struct ring_options *o)
             break;
         case 'W':
             rc = ex_parse_int(c, optarg, 0, INT_MAX, &o->t.warmup);
+            break;
+        case 't':
+            o->times = optarg;
             break;
         case 'h':
             ring_usage();
@@ -161,7 +168,7 @@ int main(int argc, char **argv)
     for (long k = 0; k < o.bytes; k++)
         s->sbuf[k] = ring_pattern(rank, 0, k);  /* what the right neighbour gets in pass 0 */
 
-    if (ex_run_turns(MPI_COMM_WORLD, &o.t, ring_step, &r, NULL, spent) != 0)
+    if (ex_run_turns(MPI_COMM_WORLD, &o.t, ring_step, &r, o.times, spent) != 0)
         MPI_Abort(MPI_COMM_WORLD, EX_FAILED);
     MPI_Allreduce(MPI_IN_PLACE, &r.errors, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 
