@@ -1142,6 +1142,7 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
     AOT_CH_COUNT(chain_starts, occ);
     AOT_CH_COUNT(chain_completions, done);
     r->runs[AOT_CHM_NATIVE] += occ;
+    r->clock.seen += occ;           /* the occurrence numbers of AUTOOPT_VERBOSE=2 */
     AOT_CH_COUNT(runs_native, occ);
     if (aot_ch_forced < 0)
         aot_gov_credit(&r->gov, occ, (double) (aot_now_ns() - aot_ch_dz.t0));

@@ -26,6 +26,9 @@ struct aot_explore_clock {
     int skipped;
     int resumed;
     uint64_t last_ns;   /* the previous period, if measured (0: none): periods go in pairs */
+    uint64_t seen;      /* occurrences so far */
+    int shown;          /* the state last logged (AUTOOPT_VERBOSE=2): 0 none, else 1 + mode,
+                         * plus 16 once decided */
 };
 /* An occurrence of who (a chain, a call site) starts now: the period since the previous one
  * goes to its governor g unless it was an interruption; the mode to run it in is returned, and

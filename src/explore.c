@@ -10,6 +10,7 @@
 #include "aot_agree.h"
 #include "aot_explore.h"
 #include "aot_govern.h"
+#include "aot_log.h"
 
 static struct {
     const void *owner;          /* the governor exploring now, NULL: nobody */
@@ -120,6 +121,22 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
     }
 
     k->resumed = 0;
+    k->seen++;
+    if (__builtin_expect(aot_cfg.verbose >= 2, 0)) {
+        /* each change of a governor's state, with the occurrence it happened at: the
+         * timeline behind the statistics' one line per chain or site */
+        int now_shown = 1 + aot_gov_choice(g) + (aot_gov_decided(g) ? 16 : 0);
+        if (now_shown != k->shown) {
+            static const char *const names[] = { "native", "copied", "guarded", "mode 3" };
+            char why[256];
+
+            aot_gov_reason(g, names, why, sizeof(why));
+            aot_log(2, "governor %p: occurrence %llu: %s %s; %s", who,
+                    (unsigned long long) k->seen, aot_gov_decided(g) ? "decided" : "exploring, so far",
+                    names[now_shown % 16 - 1], why);
+        }
+        k->shown = now_shown;
+    }
     if (aot_gov_decided(g)) {
         aot_explore_release(who);
         k->t_start = now;
