@@ -56,7 +56,6 @@
 #define AOT_GOV_MAX_WINDOW 64        /* scored periods per window, at most (windows double) */
 #define AOT_GOV_MAX_TRIES 4          /* windows of one candidate in one exploration */
 #define AOT_GOV_MAX_WARMUP 8         /* warm-up periods per window, at most */
-#define AOT_GOV_SOON_MAX 4           /* early first re-checks, at most */
 
 struct aot_gov_params {
     int nmodes;            /* candidates including native, 1..AOT_GOV_MAX_MODES */
@@ -126,7 +125,6 @@ struct aot_gov_mode {
     int unclear;           /* lost because AOT_GOV_MAX_TRIES windows did not decide, or (won)
                             * kept at a re-check without a clear win */
     int ran;               /* has run at least one period */
-    int round_waited;      /* passed over for the budget in this exploration */
     double prior_ns;       /* aot_gov_prior (< 0: none) */
     double rsum, r2sum, se2sum;   /* this exploration: window ratios, their squares, SE^2 */
     double psum;           /* this exploration: window statistics (interquartile means), ns */
@@ -149,9 +147,7 @@ struct aot_gov {
     int rechecks;          /* scheduled re-explorations started */
     int triggers;          /* re-explorations triggered by a decided mode that slowed */
     int trigger_round;     /* the running exploration is a triggered one */
-    int soon;              /* the first re-check comes early: a likely winner was left unclear,
-                            * or a candidate waited for the budget */
-    int soon_count;        /* early re-checks given so far (at most AOT_GOV_SOON_MAX) */
+    int soon;              /* the first re-check comes early: a likely winner was left unclear */
     int keep;              /* the decided mode a scheduled re-check is checking (params.keep) */
     int order[AOT_GOV_MAX_MODES];  /* the candidates in this exploration's order */
     int norder;

@@ -108,7 +108,6 @@ static void aot_gov_open(struct aot_gov *g, int mode)
     g->wnwarm = 0;
     g->wloss = 0;
     g->cur = mode;
-    g->m[mode].round_waited = 0;    /* it runs after all */
 }
 
 /* The order of the candidates in an exploration: the current winner first (to confirm it),
@@ -140,7 +139,6 @@ static void aot_gov_start(struct aot_gov *g, int win)
         struct aot_gov_mode *m = &g->m[k];
         m->todo = m->verdict != AOT_GOV_EXCLUDED;
         m->tries = 0;
-        m->round_waited = 0;
         m->rsum = m->r2sum = m->se2sum = m->psum = 0;
         any |= m->todo;
     }
@@ -283,7 +281,6 @@ static int aot_gov_next(struct aot_gov *g, int *passed, const struct aot_gov_tal
              * measured before keeps its verdict */
             if (m->verdict == AOT_GOV_UNTRIED)
                 m->verdict = AOT_GOV_WAITING;
-            m->round_waited = 1;
             m->todo = 0;
             ++*passed;
             continue;
@@ -302,10 +299,8 @@ static void aot_gov_finish(struct aot_gov *g)
     for (int k = 1; k < g->p.nmodes; k++) {
         if (g->m[k].verdict == AOT_GOV_WON && (!best || g->m[k].ratio < g->m[best].ratio))
             best = k;
-        /* a verdict kept from before because the budget passed the candidate over is not a
-         * run; one kept because it sits out (a far loser) is */
         ran |= g->m[k].verdict != AOT_GOV_WAITING && g->m[k].verdict != AOT_GOV_SKIPPED &&
-               g->m[k].verdict != AOT_GOV_EXCLUDED && !g->m[k].round_waited;
+               g->m[k].verdict != AOT_GOV_EXCLUDED;
     }
     /* a re-check in which the budget let no candidate run does not count */
     if (!ran && g->rechecks > 0 && !g->trigger_round)
@@ -314,24 +309,13 @@ static void aot_gov_finish(struct aot_gov *g)
      * margin without showing it beyond the noise (its windows ran out, or the budget): the
      * first re-check comes after an eighth of the usual wait, so that a likely winner is not
      * left out for recheck_after occurrences.  Only with agreed verdicts, which are the same
-     * on every rank, so that the ranks' re-checks stay in step.  The same when a candidate was
-     * not tried because the budget did not cover it yet (early in a run, after a noisy window
-     * of another candidate): its turn comes once the budget has grown, not recheck_after
-     * occurrences later.  At most AOT_GOV_SOON_MAX early re-checks in all: a re-check in
-     * which no candidate ran a window does not count, so the first re-check may come again. */
+     * on every rank, so that the ranks' re-checks stay in step. */
     g->soon = 0;
-    if (!best && g->rechecks == 0 && !g->trigger_round && g->p.agree) {
-        int waited = 0;
-        for (int k = 1; k < g->p.nmodes; k++) {
+    if (!best && g->rechecks == 0 && !g->trigger_round && g->p.agree)
+        for (int k = 1; k < g->p.nmodes; k++)
             if (g->m[k].verdict == AOT_GOV_LOST && g->m[k].unclear &&
                 g->m[k].ratio < 1 - g->p.margin)
                 g->soon = 1;
-            waited |= g->m[k].verdict == AOT_GOV_WAITING;
-        }
-        g->soon |= waited;
-        if (g->soon && g->soon_count++ >= AOT_GOV_SOON_MAX)
-            g->soon = 0;
-    }
     g->exploring = 0;
     g->fill = 0;
     g->lag = 0;
