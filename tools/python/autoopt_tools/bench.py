@@ -89,7 +89,7 @@ MODES
                  chains, running sor -m sendrecv,isend@pmpi,sendrecv@pmpi -b TURN (cg:
                  send,isend@pmpi,send@pmpi; multigrid as sor).  The three exchanges take
                  turns of TURN = max(2, ITERS/200) iterations on the same data, ranks and
-                 cores: the blocking code under autoopt chains (turns-chains), the
+                 cores, each round in this order and the next in reverse: the blocking code under autoopt chains (turns-chains), the
                  hand-written MPI_Isend code and the blocking code through PMPI_*, which
                  autoopt does not intercept, i.e. plain MPICH (turns-isend, turns-native).
                  With --chains default, turns-chains is autoopt's default configuration.
