@@ -582,7 +582,7 @@ static int cg_report(const struct cg_options *o, int size, const int range[4], d
         status = EX_FAILED;
     }
     if (ex_check_checksum(&o->run, hash, o->run.verify ?
-                          cg_serial_checksum(o->n, o->run.t.iters * o->run.t.npicks + o->run.t.warmup) : 0) != EX_OK)
+                          cg_serial_checksum(o->n, (int) ex_turns_total(&o->run.t)) : 0) != EX_OK)
         status = EX_FAILED;
     return status;
 }

@@ -192,4 +192,10 @@ static inline int ex_turn_mode(int round, int j, int n)
     return (round & 1) ? n - 1 - j : j;
 }
 
+/* The usage lines of -W, which every example with turns takes. */
+#define EX_USAGE_WARMUP                                                                         \
+    "  -W WARM   first WARM untimed iterations of the first mode through PMPI_* (plain\n"     \
+    "            MPI, which a tool does not see), so that the timed turns do not start\n"      \
+    "            cold; the checksum is then that of WARM more iterations (default 0)\n"
+
 #endif /* EXAMPLES_COMMON_H */

@@ -506,7 +506,7 @@ static int mg_report(const struct mg_options *o, const int dims[3], struct mg_st
         status = EX_FAILED;
     }
     if (ex_check_checksum(&o->run, hash, !o->run.verify ? 0 :
-                          mg_serial_checksum(o->n, o->levels, o->run.t.iters * o->run.t.npicks + o->run.t.warmup))
+                          mg_serial_checksum(o->n, o->levels, (int) ex_turns_total(&o->run.t)))
         != EX_OK)
         status = EX_FAILED;
     return status;

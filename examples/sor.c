@@ -72,9 +72,7 @@ static void sor_usage(void)
            "            (at most %d), take turns on the same grid and get a time each\n",
            SOR_MAX_MODES);
     printf("  -b TURN   iterations per turn with several modes (default 50)\n"
-           "  -W WARM   first WARM untimed iterations of the first mode through PMPI_* (plain\n"
-           "            MPI, which a tool does not see), so that the timed turns do not start\n"
-           "            cold; the checksum is then that of WARM more iterations (default 0)\n"
+           EX_USAGE_WARMUP
            "  -p PxQ    process grid, P rows by Q columns, P*Q = number of processes\n"
            "            (default: MPI_Dims_create)\n"
            "  -w OMEGA  relaxation factor in (0, 2) (default 1.25; near the optimum\n"
@@ -462,8 +460,9 @@ int main(int argc, char **argv)
         PMPI_Barrier(cart);
     }
     /* One mode: a single turn of every iteration.  Several: turns of o.turn iterations, the
-     * modes of each round in -m order and then reversed (ex_turn_mode); the barrier (invisible to a tool, being PMPI) lets every turn start
-     * together, so no mode is charged for the previous one's stragglers. */
+     * modes of each round in -m order and then reversed (ex_turn_mode); the barrier (invisible
+     * to a tool, being PMPI) lets every turn start together, so no mode is charged for the
+     * previous one's stragglers. */
     for (int done = 0, turn = 0; done < o.iters; done += o.turn, turn++) {
         int n_it = sor_turn_iters(&o, done);
 

@@ -145,16 +145,19 @@ static inline void ex_usage_modes(const char *const *names, const char *const *s
            "            intercept MPI_* (autoopt) do not see.  Several modes, comma-separated\n"
            "            (at most %d), take turns on the same data and get a time each\n"
            "  -b TURN   iterations per turn with several modes (default 50)\n"
-           "  -W WARM   first WARM untimed iterations of the first mode through PMPI_* (plain\n"
-           "            MPI, which a tool does not see), so that the timed turns do not start\n"
-           "            cold; the checksum is then that of WARM more iterations (default 0)\n",
-           EX_MAX_MODES);
+           EX_USAGE_WARMUP, EX_MAX_MODES);
+}
+
+/* Iterations the computation makes in all: -i of every pick and the -W warm-up. */
+static inline long long ex_turns_total(const struct ex_turns *t)
+{
+    return (long long) t->iters * t->npicks + t->warmup;
 }
 
 /* Checks -i against the number of picks; call after parsing. */
 static inline int ex_turns_check(struct ex_turns *t)
 {
-    if ((long long) t->iters * t->npicks + t->warmup > INT_MAX) {
+    if (ex_turns_total(t) > INT_MAX) {
         ex_error("option -i: %d iterations of %d modes are too many", t->iters, t->npicks);
         return EX_USAGE;
     }
@@ -180,11 +183,12 @@ typedef void (*ex_iter_fn)(void *ctx, const struct ex_pick *pick);
 
 /*
  * Runs t->iters iterations of every pick, in turns of t->turn iterations, the picks of each
- * round in -m order and then reversed (ex_turn_mode).  With several picks every turn starts after a PMPI_Barrier (invisible to a tool) and lasts
- * until its slowest rank is done.  On rank 0, spent[k] becomes the slowest rank's total time
- * in pick k (seconds); with @times_path, rank 0 writes every iteration's time (one pick, µs,
- * one per line) or every turn's "MODE US" in the order the turns ran (several).  Returns 0, or -1 when rank 0 could not
- * write the file (after a message).
+ * round in -m order and then reversed (ex_turn_mode).  With several picks every turn starts
+ * after a PMPI_Barrier (invisible to a tool) and lasts until its slowest rank is done.  On
+ * rank 0, spent[k] becomes the slowest rank's total time in pick k (seconds); with
+ * @times_path, rank 0 writes every iteration's time (one pick, µs, one per line) or every
+ * turn's "MODE US" in the order the turns ran (several).  Returns 0, or -1 when rank 0 could
+ * not write the file (after a message).
  */
 static inline int ex_run_turns(MPI_Comm comm, const struct ex_turns *t, ex_iter_fn fn,
                                void *ctx, const char *times_path, double *spent)

@@ -74,7 +74,7 @@ void aot_subsystems_start(void)
      * the first call a governor takes: there its 0.2-0.3 ms per rank (an mmap, a few mprotect
      * calls, a munmap) cost a 4-rank ring of 64 KiB passes about 0.8 ms in its first pass.
      * A forced mode has no governor and needs no figures. */
-    if ((aot_cfg.convert || aot_cfg.chains == AOT_CHAINS_SAFE) && aot_cfg.p2p_mode == AOT_P2P_AUTO)
+    if (aot_paging_started() && aot_cfg.p2p_mode == AOT_P2P_AUTO)
         aot_calib_measure();
 #else
     aot_cfg.convert = 0;

@@ -132,8 +132,9 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
 
             aot_gov_reason(g, names, why, sizeof(why));
             aot_log(2, "governor %p: occurrence %llu: %s %s; %s", who,
-                    (unsigned long long) k->seen, aot_gov_decided(g) ? "decided" : "exploring, so far",
-                    names[now_shown % 16 - 1], why);
+                    (unsigned long long) k->seen,
+                    now_shown >= 16 ? "decided" : "exploring, so far", names[now_shown % 16 - 1],
+                    why);
         }
         k->shown = now_shown;
     }
