@@ -37,8 +37,11 @@ int  aot_paging_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Co
 int  aot_paging_get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 /* Chains' safe chain mode: while on, the calls above convert whatever their size
  * (AUTOOPT_CONVERT_MIN does not apply; every other check does) and also when AUTOOPT_CONVERT=0
- * (paging is then started for chains alone).  Set around one call, on the calling thread. */
-void aot_paging_force(int on);
+ * (paging is then started for chains alone).  Set around one call, on the calling thread.
+ * AOT_PG_FORCE_WAITED: the caller completes the call's requests before it returns to the
+ * program (aot_paging_complete on its bytes), so they are posted without a guard. */
+enum { AOT_PG_FORCE_OFF, AOT_PG_FORCE_MEMBER, AOT_PG_FORCE_WAITED };
+void aot_paging_force(int how);
 /* A point-to-point call goes to MPI without paging (AUTOOPT_CONVERT=0, paging started for
  * chains): everything pending completes first, since the call's buffers may share bytes or
  * pages with guarded ones. */

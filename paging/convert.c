@@ -358,13 +358,15 @@ static int aot_pg_convert_inner(struct aot_pg_call *c)
 
     aot_pg_progress();
     if (si >= 0) {
-        if (aot_pg_gen[si] == sgen)
-            aot_pg_guard_slot(si);
-        else
+        if (aot_pg_gen[si] != sgen)
             AOT_PG_COUNT(immediate, 1);
+        else if (!c->waited)
+            aot_pg_guard_slot(si);
     }
     if (ri >= 0) {
-        if (aot_pg_gen[ri] == rgen)
+        if (aot_pg_gen[ri] != rgen)
+            AOT_PG_COUNT(immediate, 1);
+        else if (!c->waited)
             aot_pg_guard_slot(ri);
         else
             AOT_PG_COUNT(immediate, 1);

@@ -9,12 +9,13 @@
 
 /* ---------------------------------------------------------------- checks */
 
-/* aot_paging_force: the next calls are chain members (no size threshold) */
+/* aot_paging_force: the next calls are chain members (no size threshold); AOT_PG_FORCE_WAITED:
+ * the chain completes their requests before the call returns */
 static int aot_pg_forced;
 
-void aot_paging_force(int on)
+void aot_paging_force(int how)
 {
-    aot_pg_forced = on;
+    aot_pg_forced = how;
 }
 
 /* The size below which a call is not converted. */
@@ -102,6 +103,7 @@ static int aot_pg_prepare(struct aot_pg_call *c)
 {
     int why = aot_pg_call_check(c);
 
+    c->waited = aot_pg_forced == AOT_PG_FORCE_WAITED;
     if (why && why != AOT_PASS_GUARD_CAP && !aot_pg_forced)
         aot_pg_site_unfit(c->site, why);
     return why;

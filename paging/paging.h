@@ -267,6 +267,8 @@ struct aot_pg_call {
     int has_s, has_r;
     int replace;              /* sendrecv_replace: the receive waits for the send */
     int copy;                 /* the site's mode is copied sends: the send goes from a copy */
+    int waited;               /* the caller completes the requests before it returns to the
+                               * program (a chain's last member): they are not guarded */
 };
 
 /* Layout and size of one buffer (no MPI call); 0, or the pass-through reason. */
