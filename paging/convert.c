@@ -368,8 +368,6 @@ static int aot_pg_convert_inner(struct aot_pg_call *c)
             AOT_PG_COUNT(immediate, 1);
         else if (!c->waited)
             aot_pg_guard_slot(ri);
-        else
-            AOT_PG_COUNT(immediate, 1);
         aot_pg_status_set(c->status, ri, rgen, c->source, c->rtag);
     }
     aot_pg_disarm_if_idle();
