@@ -34,7 +34,8 @@ static int aot_pg_below_min(size_t sbytes, size_t rbytes, size_t min)
 
 /*
  * A call paging would convert: its site's governor decides how it runs now (sites.c).  0 to
- * convert it (c->copy set when its send goes from a copy), or the reason it runs natively:
+ * convert it (c->copy set when its send goes from a copy; c->waited when chains complete
+ * the call's requests before it returns), or the reason it runs natively:
  * AOT_PASS_NOT_PAYING (the governor's choice), AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native), or
  * why an earlier call of the site could not be converted (aot_pg_site_unfit).
  * Chains' guarded members (aot_paging_force) are converted as chains ask.
@@ -44,8 +45,10 @@ static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
     size_t bytes = c->has_s ? c->s.bytes : 0;
     int mode, unfit;
 
-    if (aot_pg_forced)
+    if (aot_pg_forced) {
+        c->waited = aot_pg_forced == AOT_PG_FORCE_WAITED;
         return 0;
+    }
     if (c->has_r && c->r.bytes > bytes)
         bytes = c->r.bytes;
     mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes, &unfit);
@@ -103,7 +106,6 @@ static int aot_pg_prepare(struct aot_pg_call *c)
 {
     int why = aot_pg_call_check(c);
 
-    c->waited = aot_pg_forced == AOT_PG_FORCE_WAITED;
     if (why && why != AOT_PASS_GUARD_CAP && !aot_pg_forced)
         aot_pg_site_unfit(c->site, why);
     return why;

@@ -89,9 +89,10 @@ MODES
                  chains, running sor -m sendrecv,isend@pmpi,sendrecv@pmpi -b TURN (cg:
                  send,isend@pmpi,send@pmpi; multigrid as sor).  The three exchanges take
                  turns of TURN = max(2, ITERS/200) iterations on the same data, ranks and
-                 cores, each round in this order and the next in reverse: the blocking code under autoopt chains (turns-chains), the
-                 hand-written MPI_Isend code and the blocking code through PMPI_*, which
-                 autoopt does not intercept, i.e. plain MPICH (turns-isend, turns-native).
+                 cores, each round in this order and the next in reverse: the blocking
+                 code under autoopt chains (turns-chains), the hand-written MPI_Isend code
+                 and the blocking code through PMPI_*, which autoopt does not intercept,
+                 i.e. plain MPICH (turns-isend, turns-native).
                  With --chains default, turns-chains is autoopt's default configuration.
                  Each turn starts after a barrier and is timed alone (-t writes every
                  turn's time to DIR/turns/).  A job's ratio is the median over its turns of
