@@ -36,7 +36,8 @@ static int aot_pg_below_min(size_t sbytes, size_t rbytes, size_t min)
  * A call paging would convert: its site's governor decides how it runs now (sites.c).  0 to
  * convert it (c->copy set when its send goes from a copy; c->waited when chains complete
  * the call's requests before it returns), or the reason it runs natively:
- * AOT_PASS_NOT_PAYING (the governor's choice), AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native), or
+ * AOT_PASS_NOT_PAYING (the governor's choice), AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native),
+ * AOT_PASS_TOUCHED_AT_ONCE (guarded, at a site that touches at once: aot_pg_note_touch), or
  * why an earlier call of the site could not be converted (aot_pg_site_unfit).
  * Chains' guarded members (aot_paging_force) are converted as chains ask.
  */
@@ -46,6 +47,9 @@ static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
     int mode, unfit;
 
     if (aot_pg_forced) {
+        /* a chain's guarded member at a site that touches at once runs natively */
+        if (aot_pg_site_learned(c->site))
+            return AOT_PASS_TOUCHED_AT_ONCE;
         c->waited = aot_pg_forced == AOT_PG_FORCE_WAITED;
         return 0;
     }
@@ -171,8 +175,6 @@ int aot_paging_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
         why = AOT_PASS_DISABLED;
     else if (dest == MPI_PROC_NULL)
         why = AOT_PASS_PROC_NULL;
-    else if (aot_pg_site_learned(site))
-        why = AOT_PASS_TOUCHED_AT_ONCE;
     else if (!(why = aot_pg_part_size(&c.s, buf, count, dt)) &&
              aot_pg_below_min(c.s.bytes, 0, aot_pg_min_bytes()))
         why = AOT_PASS_BELOW_MIN;
@@ -208,8 +210,6 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         why = AOT_PASS_PROC_NULL;
     else if (status != MPI_STATUS_IGNORE && (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG))
         why = AOT_PASS_WILDCARD_STATUS;
-    else if (aot_pg_site_learned(site))
-        why = AOT_PASS_TOUCHED_AT_ONCE;
     else if (!(why = aot_pg_part_size(&c.r, buf, count, dt)) &&
              /* a message without data only synchronizes: its completion is its whole effect */
              (aot_pg_below_min(0, c.r.bytes, aot_pg_min_bytes()) || c.r.bytes == 0))
@@ -247,8 +247,6 @@ static int aot_pg_sendrecv_check(struct aot_pg_call *c, const void *sbuf, int sc
     if (c->has_r && c->status != MPI_STATUS_IGNORE &&
         (c->source == MPI_ANY_SOURCE || c->rtag == MPI_ANY_TAG))
         return AOT_PASS_WILDCARD_STATUS;
-    if (aot_pg_site_learned(c->site))
-        return AOT_PASS_TOUCHED_AT_ONCE;
     if (c->has_s && (why = aot_pg_part_size(&c->s, sbuf, scount, sdt)))
         return why;
     if (c->has_r) {

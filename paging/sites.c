@@ -4,7 +4,7 @@
  * the period between the site's calls, whether its calls run natively, with copied sends or as
  * guarded requests; AUTOOPT_P2P_MODE forces one.  A guarded site whose converted buffer the
  * program touches before any other MPI call, AUTOOPT_LEARN_TOUCH conversions in a row, is no
- * longer converted (AOT_PASS_TOUCHED_AT_ONCE).  A site one of whose calls could not be
+ * longer guarded (AOT_PASS_TOUCHED_AT_ONCE; its governor rules guarded out).  A site one of whose calls could not be
  * converted (stack, datatype, communicator: aot_pg_site_unfit) runs natively from then on.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,6 +27,7 @@ struct aot_pg_site {
     const void *key;
     int streak;               /* conversions in a row touched at once */
     int learned;
+    int ruled_out;            /* guarded ruled out for touching at once */
     int fn;                   /* the function first called here */
     int governed;             /* gov is set up */
     struct aot_gov gov;
@@ -137,6 +138,10 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *un
         if (mode == AOT_PG_M_COPY && !copy_ok)
             mode = AOT_PG_M_NATIVE;
         s = key ? aot_pg_site_get(key) : NULL;
+        if (s && s->learned && mode == AOT_PG_M_GUARDED) {
+            *unfit = AOT_PASS_TOUCHED_AT_ONCE;
+            mode = AOT_PG_M_NATIVE;
+        }
         if (s) {
             s->fn = s->fn < 0 ? fn : s->fn;
             s->mode = mode;
@@ -154,6 +159,22 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *un
     mode = aot_explore_next(&s->gov, s, &s->clock);
     if (mode == AOT_PG_M_COPY && !copy_ok)
         mode = AOT_PG_M_NATIVE;        /* this call has nothing to copy */
+    /* A site that touches at once (aot_pg_note_touch) still counts its occurrences and votes,
+     * as every rank's governor of this site must to stay in step with the others (a site
+     * whose calls stopped reaching its governor left the other ranks waiting for its votes,
+     * and then every governor of the rank decided alone).  Guarded cannot pay there: it is
+     * ruled out as soon as the governor is between explorations, and until then its
+     * occurrences run natively. */
+    if (s->learned) {
+        if (!s->ruled_out)
+            s->ruled_out = aot_gov_rule_out(&s->gov, AOT_PG_M_GUARDED,
+                                            "the program touched the buffer at once "
+                                            "(AUTOOPT_LEARN_TOUCH conversions in a row)");
+        if (mode == AOT_PG_M_GUARDED) {
+            *unfit = AOT_PASS_TOUCHED_AT_ONCE;
+            mode = AOT_PG_M_NATIVE;
+        }
+    }
     if (s->unfit) {
         *unfit = s->unfit;
         mode = AOT_PG_M_NATIVE;
