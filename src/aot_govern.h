@@ -198,6 +198,10 @@ void aot_gov_exclude(struct aot_gov *g, int mode);
  * statistics): excluded as above, between explorations only; the chosen mode too (its win was
  * noise), and the site runs natively.  1 when it was ruled out now. */
 int aot_gov_rule_out(struct aot_gov *g, int mode, const char *why);
+/* What exploring cost outside the site's periods (the time the caller spent agreeing on
+ * verdicts: posting votes, testing for tallies), in the units of the periods fed: charged to
+ * the budget as a candidate's loss is. */
+void aot_gov_charge(struct aot_gov *g, double ns);
 /* Optional: a prior estimate of a mode's extra cost per period in ns over native (e.g. the
  * calibrated cost of its mprotect calls).  A mode whose prior exceeds half the native period
  * measured is not explored (the reason says so); otherwise the prior is the loss its first

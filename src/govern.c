@@ -924,6 +924,12 @@ int aot_gov_rule_out(struct aot_gov *g, int mode, const char *why)
     return 1;
 }
 
+void aot_gov_charge(struct aot_gov *g, double ns)
+{
+    if (ns > 0)
+        aot_gov_lose(g, ns);
+}
+
 void aot_gov_prior(struct aot_gov *g, int mode, double extra_ns)
 {
     if (mode >= 1 && mode < g->p.nmodes)

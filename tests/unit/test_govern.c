@@ -388,6 +388,43 @@ START_TEST(exploring_is_cheap)
 }
 END_TEST
 
+/* What exploring costs outside the periods (agreeing on verdicts) is charged to the same
+ * budget: a 1.2x candidate runs within 300 periods when nothing else was spent, and not at all
+ * when the votes already cost more than the budget covers. */
+static int runs_after_charge(double charge_ns, double *loss)
+{
+    struct aot_gov_params p;
+    static struct aot_gov g;
+    int runs = 0;
+
+    aot_gov_params_default(&p);
+    p.nmodes = 2;
+    aot_gov_init(&g, &p);
+    aot_gov_charge(&g, charge_ns);
+    aot_gov_charge(&g, -5 * US);        /* no credit */
+    for (int t = 0; t < 300; t++) {
+        int m = aot_gov_mode(&g);
+        runs += m == 1;
+        aot_gov_period(&g, m ? 120 * US : 100 * US);
+    }
+    *loss = aot_gov_loss_ns(&g);
+    return runs;
+}
+
+START_TEST(charges_spend_the_budget)
+{
+    double free_loss, charged_loss;
+    int free_runs = runs_after_charge(0, &free_loss);
+    int charged_runs = runs_after_charge(1000 * US, &charged_loss);
+
+    ck_assert_msg(free_runs > 0, "the candidate never ran without charges");
+    ck_assert_msg(charged_runs == 0, "the candidate ran %d periods with the budget spent",
+                  charged_runs);
+    ck_assert_msg(charged_loss >= 1000 * US && charged_loss < 1001 * US,
+                  "loss %.0f ns: the charge is not counted as it came", charged_loss);
+}
+END_TEST
+
 START_TEST(reason_text)
 {
     static const char *const names[] = {"native", "copied"};
@@ -1155,6 +1192,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, excluded_never_chosen);
     tcase_add_test(tc, prior_rules_out);
     tcase_add_test(tc, exploring_is_cheap);
+    tcase_add_test(tc, charges_spend_the_budget);
     tcase_add_test(tc, reason_text);
     tcase_add_test(tc, ranks_stay_in_step);
     tcase_add_test(tc, quiet_then_credit);
