@@ -13,25 +13,40 @@
 # of the run): a run's first iterations are its slowest, and before both, the zero of sor
 # n=2048 was 1.04-1.14 for the mode that went first.
 # Every mode runs with the yield-when-idle library when the ranks outnumber the cores.
+# With --cluster every job runs on the emulated cluster (autoopt-netcluster run: one rank per
+# host, 100 Mbit/s, one switch; its --yield auto), with iteration counts for its speed.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: tools/overhead/never-slower.sh BUILD_DIR [NP] [REPS]
+# usage: tools/overhead/never-slower.sh [--cluster] BUILD_DIR [NP] [REPS]
 set -euo pipefail
-build=$(cd "${1:?usage: never-slower.sh BUILD_DIR [NP] [REPS]}" && pwd)
-np=${2:-4} reps=${3:-3}
+cluster=0
+[ "${1:-}" = --cluster ] && { cluster=1; shift; }
+build=$(cd "${1:?usage: never-slower.sh [--cluster] BUILD_DIR [NP] [REPS]}" && pwd)
+np=${2:-$((cluster ? 8 : 4))} reps=${3:-3}
 lib=$build/src/libautoopt.so
 yield=""
-[ "$np" -gt "$(nproc)" ] && yield=$build/tools/libautoopt-yield.so
+[ "$np" -gt "$(nproc)" ] && [ $cluster = 0 ] && yield=$build/tools/libautoopt-yield.so
 mpiexec=${MPIEXEC:-mpiexec.mpich}
 ex=$build/examples
 pre_aot=$lib${yield:+:$yield}
+platform="shared memory, $(nproc) cores, yield-when-idle: ${yield:+on}${yield:-off}"
+[ $cluster = 1 ] && platform="emulated cluster (autoopt-netcluster run: 1 rank per host, 100 Mbit/s, one switch, --yield auto), $(nproc) cores"
 
 echo "# never-slower: $(date -u +%FT%TZ), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
-     "$np ranks, shared memory, $(nproc) cores, yield-when-idle: ${yield:+on}${yield:-off}, load $(cut -d' ' -f1-3 /proc/loadavg)"
+     "$np ranks, $platform, load $(cut -d' ' -f1-3 /proc/loadavg)"
+launch() {   # PRELOAD VAR=VALUE program args...: one job, native when PRELOAD is empty
+    local pre=$1 setting=$2
+    shift 2
+    if [ $cluster = 1 ]; then
+        "$build/bin/autoopt-netcluster" run -n "$np" ${pre:+--preload "$pre"} --env "$setting" -- "$@"
+    else
+        env $setting ${pre:+LD_PRELOAD="$pre"} "$mpiexec" -n "$np" "$@"
+    fi
+}
 one_turn() {   # VAR=VALUE program args... -> "default/native isend/native" of one job (turn lines: stderr)
     local setting=$1 out
     shift
-    out=$(env $setting LD_PRELOAD="$pre_aot" "$mpiexec" -n "$np" "$@" 2>&1) || { echo "$out" >&2; exit 1; }
+    out=$(launch "${pre_aot}" "$setting" "$@" 2>&1) || { echo "$out" >&2; exit 1; }
     echo "$out" | grep -E "turn mode=" | sed "s/^/  [$setting] /" >&2 || true
     echo "$out" | awk '/turn mode=/ { split($3, m, "=");
         for (i = 1; i <= NF; i++) if ($i ~ /^avg_iter_us=/) { split($i, v, "="); t[m[2]] = v[2] } }
@@ -55,26 +70,31 @@ turns() {   # label program args... -> every run's ratios, then the medians
     printf "%s: median of %d: default/native %s  disabled/native %s  isend/native %s\n" "$label" "$reps" \
         "$(echo $d | tr ' ' '\n' | median)" "$(echo $z | tr ' ' '\n' | median)" "$(echo $h | tr ' ' '\n' | median)"
 }
-for n in 128 256 512 1024 2048; do
-    case $n in 128) i=4000 w=1000 ;; 256) i=2000 w=500 ;; 512) i=1000 w=250 ;; 1024) i=300 w=75 ;;
-               *) i=100 w=25 ;; esac
-    turns "sor n=$n" "$ex/sor" -n "$n" -i "$i" -W "$w" -m sendrecv,sendrecv@pmpi,isend@pmpi -b 10
+# Iterations per mode: each job about 2-4 s on shared memory, 5-20 s on the emulated cluster.
+if [ $cluster = 1 ]; then
+    sor_iters="128:1000 256:1000 512:600 1024:400 2048:300" cg=300 mg=40 r64=200 r1m=30 bs=20
+else
+    sor_iters="128:4000 256:2000 512:1000 1024:300 2048:100" cg=600 mg=60 r64=400 r1m=300 bs=50
+fi
+for ni in $sor_iters; do
+    n=${ni%:*} i=${ni#*:}
+    turns "sor n=$n" "$ex/sor" -n "$n" -i "$i" -W $((i / 4)) -m sendrecv,sendrecv@pmpi,isend@pmpi -b 10
 done
-turns "cg" "$ex/cg" -i 600 -W 150 -m send,send@pmpi,isend@pmpi -b 10
-turns "multigrid" "$ex/multigrid" -i 60 -W 15 -m sendrecv,sendrecv@pmpi,isend@pmpi -b 5
-turns "ring 64 KiB" "$ex/ring" -s 65536 -i 400 -W 100 -m blocking,blocking@pmpi,isend@pmpi -b 10
-turns "ring 1 MiB" "$ex/ring" -s 1048576 -i 300 -W 75 -m blocking,blocking@pmpi,isend@pmpi -b 5
+turns "cg" "$ex/cg" -i $cg -W $((cg / 4)) -m send,send@pmpi,isend@pmpi -b 10
+turns "multigrid" "$ex/multigrid" -i $mg -W $((mg / 4)) -m sendrecv,sendrecv@pmpi,isend@pmpi -b 5
+turns "ring 64 KiB" "$ex/ring" -s 65536 -i $r64 -W $((r64 / 4)) -m blocking,blocking@pmpi,isend@pmpi -b 10
+turns "ring 1 MiB" "$ex/ring" -s 1048576 -i $r1m -W $((r1m / 4)) -m blocking,blocking@pmpi,isend@pmpi -b 5
 
 field() { echo "$2" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 alternate() {   # label field program args...: native and autoopt runs, alternating
     local label=$1 f=$2 a n line
     shift 2
     for r in $(seq 1 "$reps"); do
-        line=$(env ${yield:+LD_PRELOAD=$yield} "$mpiexec" -n "$np" "$@" | grep "$f=")
+        line=$(launch "$yield" NEVER_SLOWER=native "$@" | grep "$f=")
         n=$(field "$f" "$line")
-        line=$(env LD_PRELOAD="$pre_aot" "$mpiexec" -n "$np" "$@" | grep "$f=")
+        line=$(launch "$pre_aot" NEVER_SLOWER=default "$@" | grep "$f=")
         a=$(field "$f" "$line")
         echo "$label: rep $r native $n autoopt $a ratio $(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')"
     done
 }
-alternate "bucket-sort" avg_iter_us "$ex/bucket-sort" -i 50
+alternate "bucket-sort" avg_iter_us "$ex/bucket-sort" -i $bs
