@@ -29,7 +29,7 @@ yield=""
 mpiexec=${MPIEXEC:-mpiexec.mpich}
 ex=$build/examples
 pre_aot=$lib${yield:+:$yield}
-platform="shared memory, $(nproc) cores, yield-when-idle: ${yield:+on}${yield:-off}"
+platform="shared memory, $(nproc) cores, yield-when-idle: $([ -n "$yield" ] && echo on || echo off)"
 [ $cluster = 1 ] && platform="emulated cluster (autoopt-netcluster run: 1 rank per host, 100 Mbit/s, one switch, --yield auto), $(nproc) cores"
 
 echo "# never-slower: $(date -u +%FT%TZ), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
