@@ -4,8 +4,9 @@
  * the period between the site's calls, whether its calls run natively, with copied sends or as
  * guarded requests; AUTOOPT_P2P_MODE forces one.  A guarded site whose converted buffer the
  * program touches before any other MPI call, AUTOOPT_LEARN_TOUCH conversions in a row, is no
- * longer guarded (AOT_PASS_TOUCHED_AT_ONCE; its governor rules guarded out).  A site one of whose calls could not be
- * converted (stack, datatype, communicator: aot_pg_site_unfit) runs natively from then on.
+ * longer guarded (AOT_PASS_TOUCHED_AT_ONCE; its governor rules guarded out).  A site one of
+ * whose calls could not be converted (stack, datatype, communicator: aot_pg_site_unfit) runs
+ * natively from then on.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <dlfcn.h>
@@ -27,7 +28,6 @@ struct aot_pg_site {
     const void *key;
     int streak;               /* conversions in a row touched at once */
     int learned;
-    int ruled_out;            /* guarded ruled out for touching at once */
     int fn;                   /* the function first called here */
     int governed;             /* gov is set up */
     struct aot_gov gov;
@@ -166,10 +166,9 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *un
      * ruled out as soon as the governor is between explorations, and until then its
      * occurrences run natively. */
     if (s->learned) {
-        if (!s->ruled_out)
-            s->ruled_out = aot_gov_rule_out(&s->gov, AOT_PG_M_GUARDED,
-                                            "the program touched the buffer at once "
-                                            "(AUTOOPT_LEARN_TOUCH conversions in a row)");
+        /* does nothing once guarded is excluded */
+        aot_gov_rule_out(&s->gov, AOT_PG_M_GUARDED, "the program touched the buffer at once "
+                                                    "(AUTOOPT_LEARN_TOUCH conversions in a row)");
         if (mode == AOT_PG_M_GUARDED) {
             *unfit = AOT_PASS_TOUCHED_AT_ONCE;
             mode = AOT_PG_M_NATIVE;
