@@ -17,13 +17,14 @@ void aot_explore_release(const void *who);
  * call sites spend one budget, as they explore the same run time. */
 double *aot_explore_ledger(void);
 /* What the caller of a governor keeps beside it: the start of the previous occurrence (0: no
- * period to measure), aot_explore_interrupted's state, and whether the caller ran occurrences
- * untimed (aot_gov_quiet) and credited them: the next occurrence then counts in the schedule
- * without a period, as the one it would have measured. */
+ * period to measure), aot_gov_interrupted's state, the mode the previous occurrence ran, and
+ * whether the caller ran occurrences untimed (aot_gov_quiet) and credited them: the next
+ * occurrence then counts in the schedule without a period, as the one it would have measured. */
 struct aot_explore_clock {
     uint64_t t_start;
     uint64_t min_ns;
     int skipped;
+    int ran;            /* the mode the previous occurrence ran */
     int resumed;
     uint64_t last_ns;   /* the previous period, if measured (0: none): periods go in pairs */
     uint64_t seen;      /* occurrences so far */

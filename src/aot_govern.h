@@ -217,6 +217,11 @@ int aot_gov_period(struct aot_gov *g, uint64_t ns);
  * work between two occurrences): it counts in the schedule, as a period would, but is not
  * scored.  Returns the mode for the occurrence starting now. */
 int aot_gov_skip(struct aot_gov *g);
+/* Whether a period the caller measured is an interruption, to be fed with aot_gov_skip: more
+ * than 8 times the shortest native period seen (*min_ns, updated when the previous occurrence
+ * ran natively: ran == 0), and the period before was not one (*skipped, updated; a second one
+ * in a row is a measurement).  Pure: the caller keeps *min_ns and *skipped, both 0 at first. */
+int aot_gov_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns, int ran);
 /* Occurrences from now that run natively without the governor looking at their periods:
  * settled on native, those before its next scheduled re-check (UINT64_MAX when none is left);
  * exploring, the native filler left after this occurrence (a slot passed over); 0 while a

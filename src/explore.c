@@ -22,9 +22,6 @@ static struct {
  * ran it ended) before its exploration did. */
 #define AOT_EXPLORE_STALE_NS 100000000u
 
-/* A period this many times the shortest one seen is taken for an interruption. */
-#define AOT_EXPLORE_INTERRUPT 8
-
 int aot_explore_turn(const void *who, uint64_t now_ns)
 {
     if (aot_explore.owner && aot_explore.owner != who &&
@@ -44,23 +41,6 @@ void aot_explore_release(const void *who)
 {
     if (aot_explore.owner == who)
         aot_explore.owner = NULL;
-}
-
-/* Whether a period is an interruption rather than what the mode costs: more than 8 times the
- * shortest period seen (*min_ns, updated) and not right after another such period (*skipped,
- * updated): the program did other work between two occurrences (another phase, output, a
- * benchmark's other turns).  Such a period is not scored (aot_gov_skip); a second one in a
- * row is (a mode that slows every period is measured, at the cost of one period). */
-static int aot_explore_interrupted(uint64_t *min_ns, int *skipped, uint64_t period_ns)
-{
-    if (!*min_ns || period_ns < *min_ns)
-        *min_ns = period_ns;
-    if (period_ns > AOT_EXPLORE_INTERRUPT * *min_ns && !*skipped) {
-        *skipped = 1;
-        return 1;
-    }
-    *skipped = 0;
-    return 0;
 }
 
 /* Agreed verdicts: a vote the governor cast is posted, a tally that arrived is handed back; a
@@ -110,7 +90,7 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
     if (!k->t_start) {
         mode = k->resumed ? aot_gov_skip(g) : aot_gov_mode(g);
         k->last_ns = 0;
-    } else if (aot_explore_interrupted(&k->min_ns, &k->skipped, now - k->t_start)) {
+    } else if (aot_gov_interrupted(&k->min_ns, &k->skipped, now - k->t_start, k->ran)) {
         mode = aot_gov_skip(g);
         k->last_ns = 0;
     } else if (!k->last_ns) {
@@ -162,5 +142,6 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
         mode = 0;                       /* another governor explores: native, no period fed */
         k->t_start = 0;
     }
+    k->ran = mode;
     return mode;
 }

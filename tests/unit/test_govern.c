@@ -1027,6 +1027,34 @@ START_TEST(unclear_winner_rechecked_soon)
 }
 END_TEST
 
+/* Interruptions (aot_gov_interrupted): a period more than 8 times the shortest native one, not
+ * right after another.  A candidate's short periods do not lower the threshold.  The periods of
+ * sor n=128 on the emulated cluster: native red and black exchanges 100 and 300 us apart,
+ * guarded chains returning after 25 us, the benchmark's other turns 12 ms. */
+START_TEST(interruptions_are_native)
+{
+    uint64_t min_ns = 0;
+    int skipped = 0;
+
+    for (int i = 0; i < 10; i++)
+        ck_assert(!aot_gov_interrupted(&min_ns, &skipped, (i % 2 ? 300 : 100) * 1000, 0));
+    ck_assert_msg(aot_gov_interrupted(&min_ns, &skipped, 12000 * 1000, 0),
+                  "12 ms after native periods of 100-300 us is not an interruption");
+    ck_assert_msg(!aot_gov_interrupted(&min_ns, &skipped, 12000 * 1000, 0),
+                  "a second interruption in a row is not scored");
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(!aot_gov_interrupted(&min_ns, &skipped, (i % 2 ? 300 : 25) * 1000, 2),
+                      "a candidate's period %d us was taken for an interruption",
+                      i % 2 ? 300 : 25);
+    ck_assert_msg(aot_gov_interrupted(&min_ns, &skipped, 12000 * 1000, 2),
+                  "12 ms in a candidate's window is not an interruption");
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(!aot_gov_interrupted(&min_ns, &skipped, (i % 2 ? 300 : 100) * 1000, 0),
+                      "after the candidate's 25 us periods a native %d us one is an "
+                      "interruption", i % 2 ? 300 : 100);
+}
+END_TEST
+
 START_TEST(tally_checks_votes)
 {
     struct aot_gov_vote a = {0}, b = {0};
@@ -1204,6 +1232,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, shared_ledger_one_budget);
     tcase_add_test(tc, agreed_verdicts_keep_step);
     tcase_add_test(tc, tally_checks_votes);
+    tcase_add_test(tc, interruptions_are_native);
     tcase_add_test(tc, alternating_periods_in_pairs);
     tcase_add_test(tc, winner_kept_at_rechecks);
     tcase_add_test(tc, ruled_out_after_measuring);
