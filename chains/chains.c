@@ -566,7 +566,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         aot_gov_exclude(&r->gov, AOT_CHM_GUARDED);
     aot_calib_measure();
     if (aot_calib.measured)
-        aot_gov_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib_guard_cost(pages));
+        aot_explore_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib_guard_cost(pages));
     r->mode = aot_gov_mode(&r->gov);
     c->run = r;
     return r;

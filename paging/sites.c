@@ -122,7 +122,7 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
         aot_gov_exclude(&s->gov, AOT_PG_M_COPY);
     aot_calib_measure();
     if (aot_calib.measured)
-        aot_gov_prior(&s->gov, AOT_PG_M_GUARDED, aot_calib_guard_cost(pages));
+        aot_explore_prior(&s->gov, AOT_PG_M_GUARDED, aot_calib_guard_cost(pages));
     s->fn = fn;
     s->governed = 1;
 }

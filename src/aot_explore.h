@@ -36,6 +36,10 @@ struct aot_explore_clock {
  * native (0) while another governor explores (no period is fed until who has its turn). */
 struct aot_gov;
 int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k);
+/* aot_gov_prior for a governor that aot_explore_next feeds: extra_ns is a mode's expected extra
+ * cost per occurrence; the governor is told twice that, as every period it is fed is two
+ * occurrences (periods go in pairs). */
+void aot_explore_prior(struct aot_gov *g, int mode, double extra_ns);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t aot_now_ns(void);
 

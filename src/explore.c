@@ -80,6 +80,14 @@ static void aot_explore_agree(struct aot_gov *g, const void *who)
         aot_gov_charge(g, 2.0 * (double) (aot_now_ns() - t0));
 }
 
+/* Since periods went in pairs (2026-11-27) the priors had stayed per occurrence: a guarded
+ * mode was left out only where its guards cost a whole occurrence's period, not half, and the
+ * budget expected half its first period's loss. */
+void aot_explore_prior(struct aot_gov *g, int mode, double extra_ns)
+{
+    aot_gov_prior(g, mode, 2 * extra_ns);
+}
+
 int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k)
 {
     const uint64_t now = aot_now_ns();
