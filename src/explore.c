@@ -22,6 +22,12 @@ static struct {
  * ran it ended) before its exploration did. */
 #define AOT_EXPLORE_STALE_NS 100000000u
 
+/* Occurrences per period fed to a governor: periods go in pairs (aot_explore_next), so the
+ * governor counts every occurrence's time twice, in its periods, its loss and its time
+ * governed.  What is given to it per occurrence (a charge, a prior) is scaled up by this, what
+ * it reports is scaled down. */
+#define AOT_EXPLORE_PAIR 2.0
+
 int aot_explore_turn(const void *who, uint64_t now_ns)
 {
     if (aot_explore.owner && aot_explore.owner != who &&
@@ -77,7 +83,7 @@ static void aot_explore_agree(struct aot_gov *g, const void *who)
      * with 30-50 votes.  Charged twice, as every period is counted twice (periods go in
      * pairs). */
     if (t0)
-        aot_gov_charge(g, 2.0 * (double) (aot_now_ns() - t0));
+        aot_gov_charge(g, AOT_EXPLORE_PAIR * (double) (aot_now_ns() - t0));
 }
 
 /* Since periods went in pairs (2026-11-27) the priors had stayed per occurrence: a guarded
@@ -85,7 +91,7 @@ static void aot_explore_agree(struct aot_gov *g, const void *who)
  * budget expected half its first period's loss. */
 void aot_explore_prior(struct aot_gov *g, int mode, double extra_ns)
 {
-    aot_gov_prior(g, mode, 2 * extra_ns);
+    aot_gov_prior(g, mode, AOT_EXPLORE_PAIR * extra_ns);
 }
 
 int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_clock *k)
@@ -136,8 +142,9 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
                        "in %.1f ms governed; the rank's governors: %.2f ms)", who,
                     (unsigned long long) k->seen,
                     now_shown >= 16 ? "decided" : "exploring, so far", names[now_shown % 16 - 1],
-                    why, aot_gov_loss_ns(g) * 0.5e-6, aot_gov_total_ns(g) * 0.5e-6,
-                    aot_explore.loss_ns * 0.5e-6);
+                    why, aot_gov_loss_ns(g) * 1e-6 / AOT_EXPLORE_PAIR,
+                    aot_gov_total_ns(g) * 1e-6 / AOT_EXPLORE_PAIR,
+                    aot_explore.loss_ns * 1e-6 / AOT_EXPLORE_PAIR);
         }
         k->shown = now_shown;
     }
