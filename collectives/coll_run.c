@@ -176,10 +176,21 @@ static const char *aot_why_text(enum aot_coll_why why)
     return "default";
 }
 
-/* The last decision of each collective, per thread: a program calls a collective with the
- * same size again and again, and a tuning-file lookup (two binary searches) cost about 40 ns
- * a call, 15 % of a 0.25 us broadcast (docs/tuning.md).  aot_policy_gen changes whenever the
- * policy does (aot_coll_init, aot_coll_set_tuning), which empties every cache. */
+/* Slots of the per-thread caches below: a program often calls one collective at a few sizes
+ * in turn (online_loop: allreduce at 8 B, 1 KiB, 16 KiB and 128 KiB), and with one entry per
+ * collective every call of such a loop missed.  A call's slot is its size's power of two
+ * modulo AOT_MEMO_SLOTS, so sizes up to 2^AOT_MEMO_SLOTS apart never share one. */
+#define AOT_MEMO_SLOTS 8
+
+static inline unsigned aot_memo_slot(uint64_t bytes)
+{
+    return (unsigned) (bytes ? 64 - __builtin_clzll(bytes) : 0) & (AOT_MEMO_SLOTS - 1);
+}
+
+/* The last decision of each collective per slot, per thread: a program calls a collective
+ * with the same sizes again and again, and a tuning-file lookup (two binary searches) cost
+ * about 40 ns a call, 15 % of a 0.25 us broadcast (docs/tuning.md).  aot_policy_gen changes
+ * whenever the policy does (aot_coll_init, aot_coll_set_tuning), which empties every cache. */
 struct aot_pick_cache {
     unsigned gen;               /* 0: empty */
     struct aot_coll_shape shape;
@@ -187,13 +198,12 @@ struct aot_pick_cache {
     uint64_t bytes;
     struct aot_coll_decision d;
 };
-static __thread struct aot_pick_cache aot_pick_cache[AOT_COLL_NKINDS]
-    __attribute__((tls_model("initial-exec")));
+static __thread struct aot_pick_cache aot_pick_cache[AOT_COLL_NKINDS][AOT_MEMO_SLOTS];
 
 static void aot_decide_cached(enum aot_coll_kind kind, const struct aot_coll_shape *sh,
                               uint64_t bytes, int commutative, struct aot_coll_decision *d)
 {
-    struct aot_pick_cache *e = &aot_pick_cache[kind];
+    struct aot_pick_cache *e = &aot_pick_cache[kind][aot_memo_slot(bytes)];
     unsigned gen = __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE);
 
     if (e->gen == gen && e->bytes == bytes && e->shape.size == sh->size
@@ -244,8 +254,8 @@ static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
 }
 
 /* The same for a collective the tuning file routes, at a call like the thread's previous one
- * of that collective (communicator, bytes, commutativity) that the decision sent to MPI's own
- * algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B broadcast on 4 ranks
+ * of that collective in the call's slot (communicator, bytes, commutativity) that the decision
+ * sent to MPI's own algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B broadcast on 4 ranks
  * sharing 2 cores (docs/tuning.md, "Never slower than native").  aot_comm_gen changes when a
  * communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses never
  * matches.  Off when a call must be seen (online tuning, trace, AUTOOPT_VERBOSE). */
@@ -255,18 +265,73 @@ struct aot_native_memo {
     uint64_t bytes;
     int commutative;
 };
-static __thread struct aot_native_memo aot_native_memo[AOT_COLL_NKINDS]
+static __thread struct aot_native_memo aot_native_memo[AOT_COLL_NKINDS][AOT_MEMO_SLOTS]
     __attribute__((tls_model("initial-exec")));
 
 static inline int aot_memo_call(enum aot_coll_kind kind, int fn, MPI_Comm comm, uint64_t bytes,
                                 int commutative)
 {
-    const struct aot_native_memo *m = &aot_native_memo[kind];
+    const struct aot_native_memo *m = &aot_native_memo[kind][aot_memo_slot(bytes)];
 
     return m->gen == __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE)
            && m->comm_gen == __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE) && m->comm == comm
            && m->bytes == bytes && m->commutative == commutative
            && aot_count_straight(kind, fn);
+}
+
+/* The two queries a routed call makes before aot_memo_call, without asking MPI where the
+ * answer cannot change: every predefined reduction operation is commutative (MPI 4.0,
+ * section 6.9.2), and a predefined datatype's size is remembered per thread from its last
+ * query.  Predefined handles are never freed, so neither answer can go stale.  MPICH 4.0.2
+ * spends about 5 ns in PMPI_Type_size and 7 ns in PMPI_Op_commutative, which a 2-rank
+ * allreduce of 8 B pays twice over (each rank's delay holds up the other). */
+static inline int aot_op_commutative(MPI_Op op, int *commute)
+{
+    if (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN || op == MPI_PROD || op == MPI_BAND
+        || op == MPI_BOR || op == MPI_BXOR || op == MPI_LAND || op == MPI_LOR
+        || op == MPI_LXOR || op == MPI_MAXLOC || op == MPI_MINLOC) {
+        *commute = 1;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Op_commutative(op, commute);
+}
+
+static __thread MPI_Datatype aot_last_type __attribute__((tls_model("initial-exec")))
+    = MPI_DATATYPE_NULL;
+static __thread int aot_last_type_size __attribute__((tls_model("initial-exec")));
+
+static int aot_predefined_type(MPI_Datatype dt)
+{
+    static const MPI_Datatype known[] = {
+        MPI_DOUBLE, MPI_FLOAT, MPI_INT, MPI_CHAR, MPI_BYTE, MPI_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UNSIGNED_CHAR,
+        MPI_SIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_LONG_DOUBLE, MPI_INT8_T,
+        MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+        MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_INTEGER,
+        MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
+        MPI_CHARACTER,
+    };
+
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (dt == known[i])
+            return 1;
+    return 0;
+}
+
+static inline int aot_type_size(MPI_Datatype dt, int *size)
+{
+    int rc;
+
+    if (dt == aot_last_type && dt != MPI_DATATYPE_NULL) {
+        *size = aot_last_type_size;
+        return MPI_SUCCESS;
+    }
+    rc = PMPI_Type_size(dt, size);
+    if (rc == MPI_SUCCESS && aot_predefined_type(dt)) {
+        aot_last_type = dt;
+        aot_last_type_size = *size;
+    }
+    return rc;
 }
 
 /* A tuning file with rules for kind but none for communicators of this size was probably
@@ -411,7 +476,7 @@ static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_ki
     aot_comm_shape(s, comm, &sh);
     if (aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c) == AOT_PASS_NO_SUBSYSTEM
         && c->alg == (int) kind && aot_memo_on) {
-        struct aot_native_memo *m = &aot_native_memo[kind];
+        struct aot_native_memo *m = &aot_native_memo[kind][aot_memo_slot(bytes)];
         m->comm = comm;
         m->bytes = bytes;
         m->commutative = commutative;
@@ -576,8 +641,8 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce)
-        || count < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
-        || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS
+        || count < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS
+        || aot_op_commutative(op, &commute) != MPI_SUCCESS
         || aot_memo_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, comm,
                          aot_coll_bytes(AOT_COLL_ALLREDUCE, 0, count, tsz, NULL), commute)
         || !(s = aot_enter(comm, AOT_FN_MPI_Allreduce)))
@@ -602,7 +667,7 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 
     if (aot_plain_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast))
         return PMPI_Bcast(buf, count, dt, root, comm);
-    if (count < 0 || root < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS)
+    if (count < 0 || root < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
     bytes = aot_coll_bytes(AOT_COLL_BCAST, 0, count, tsz, NULL);
     if (aot_memo_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, comm, bytes, 1))
@@ -633,8 +698,8 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 
     if (aot_plain_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce))   /* in-place workaround: native.c */
         return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
-    if (count < 0 || root < 0 || PMPI_Type_size(dt, &tsz) != MPI_SUCCESS
-        || PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+    if (count < 0 || root < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS
+        || aot_op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
     if (aot_memo_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, comm,
                       aot_coll_bytes(AOT_COLL_REDUCE, 0, count, tsz, NULL), commute))
@@ -661,7 +726,7 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather)
-        || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS
+        || rcount < 0 || aot_type_size(rdt, &tsz) != MPI_SUCCESS
         || aot_memo_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, comm,
                          aot_coll_bytes(AOT_COLL_ALLGATHER, 0, rcount, tsz, NULL), 1)
         || !(s = aot_enter(comm, AOT_FN_MPI_Allgather)))
@@ -721,7 +786,7 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall)
-        || rcount < 0 || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS
+        || rcount < 0 || aot_type_size(rdt, &tsz) != MPI_SUCCESS
         || aot_memo_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, comm,
                          aot_coll_bytes(AOT_COLL_ALLTOALL, 0, rcount, tsz, NULL), 1)
         || !(s = aot_enter(comm, AOT_FN_MPI_Alltoall)))

@@ -8,7 +8,8 @@
  * go through autoopt), so both see the same machine state; each row reports the median over
  * the blocks.  A ping-pong iteration makes two calls per rank (send and receive), so the added
  * time per call is half the difference of the round-trip times.  For allreduce and bcast
- * each iteration is one call (a 4-B broadcast from rank 0, back to back).  Under
+ * each iteration is one call (a 4-B broadcast from rank 0, back to back); the row "allreduce
+ * 8-64 B" calls four sizes in turn.  Under
  * AUTOOPT_TUNING=tools/overhead/native-rules.tune every collective is routed by a rule that
  * names MPI's own algorithm: the cost of the decision path instead of the default's
  * pass-through.  A last row times MPI_Iprobe(MPI_PROC_NULL), which communicates nothing, to
@@ -114,6 +115,24 @@ static double allreduce(int use_pmpi, int iters)
             PMPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         else
             MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    return (MPI_Wtime() - t0) / iters;
+}
+
+/* Allreduce at 8, 16, 32 and 64 B in turn, as a program that reduces vectors of several
+ * lengths in one loop calls it; the row's time is per call.  Under a tuning file each size
+ * needs its own remembered decision (collectives/coll_run.c, AOT_MEMO_SLOTS). */
+static double allreduce_sizes(int use_pmpi, int iters)
+{
+    double in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8], t0;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        int n = 1 << (i & 3);
+        if (use_pmpi)
+            PMPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        else
+            MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     return (MPI_Wtime() - t0) / iters;
 }
@@ -242,6 +261,7 @@ int main(int argc, char **argv)
     }
     pingpong_row("site pingpong 64K", sitebuf, SITEBYTES, blocks, iters / 4 + 1, tn, ta, rank);
     collective_row("allreduce 8 B", allreduce, blocks, iters, tn, ta, rank);
+    collective_row("allreduce 8-64 B", allreduce_sizes, blocks, iters, tn, ta, rank);
     collective_row("bcast 4 B", bcast, blocks, iters, tn, ta, rank);
     {
         double *cs = calloc(4 * CHAIN_N, sizeof(double)), *cr = calloc(4 * CHAIN_N, sizeof(double));

@@ -2,7 +2,7 @@
 # tune_test.sh: autoopt-tune end to end (tools.tune.rules, tools.tune.resume, tools.tune.errors).
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: tune_test.sh rules|comms|shape|resume|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
+# usage: tune_test.sh rules|comms|shape|resume|slots|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
 #   rules   a short tuning run of bcast and allgather writes a file that autoopt loads; a run
 #           with it uses, for every call, the algorithm of the file's rule (tune_check.py)
 #   comms   the same on 3 ranks with --comm-sizes 2,3 (yield-when-idle: 3 ranks, 2 cores): one
@@ -11,6 +11,9 @@
 #           version 2 file, and autoopt, which finds that shape, follows its rules call by call
 #   resume  a run killed part-way and resumed with --resume keeps every line it had written,
 #           measures nothing twice, and ends with the same grid points as a run never stopped
+#   slots   no tuner: a program that calls bcast and allgather at five sizes in turn, three
+#           times, under slots.tune, whose sizes share remembered decisions' slots with
+#           different rules, runs every call with its rule's algorithm
 #   errors  a corrupt or foreign raw file (a NUL byte on a middle line among them, version 1,
 #           a line without the back-to-back estimate), an existing raw file without --resume and
 #           a bad option each stop the run with one line naming the problem
@@ -23,6 +26,13 @@ args="--coll bcast,allgather --sizes 1-16K --min-reps 3 --max-reps 5 --quiet"
 sizes="1 3 4 100 1000 3000 4096 5000 16384 20000"
 
 case $what in
+slots)
+    sizes="8 20 40 3000 6000 8 20 40 3000 6000 8 20 40 3000 6000"
+    t=$(dirname "$0")/slots.tune
+    env AUTOOPT_TUNING="$t" AUTOOPT_STATS="$dir/s.json" LD_PRELOAD="$lib:$yield" \
+        "$mpiexec" -n 3 "$calls" $sizes
+    python3 "$check" "$t" "$dir/s.json" 3 $sizes
+    ;;
 rules)
     "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $args -o "$dir/t.tune"
     grep -v '^#' "$dir/t.tune"
