@@ -11,12 +11,14 @@
  * values only, never of a rank's own clock, so every rank of the communicator runs the same
  * algorithm at the same call.
  *
- * What is timed is the key's period: from the end of the key's previous call to the end of
- * this one.  In a program's loop that is one iteration with this algorithm in place, so an
- * algorithm is charged for what it leaves behind (ranks leaving it at different times make the
- * next collective wait), not only for its own call.  For that to compare algorithms, only one
- * key of a communicator explores at a time (the runner says which may: may_explore); the
- * other keys keep their algorithm meanwhile.
+ * What is timed is the call's span, from its entry to the end of the communicator's next
+ * tuned collective, so that an algorithm is charged for what it leaves behind (ranks leaving
+ * it at different times make the next collective wait), not only for its own call; when the
+ * next collective is the key's own call, the span would hold that call's candidate too, and
+ * the key's period (from the end of its previous call to the end of this one) is timed
+ * instead.  The runner measures and reports both; the core calls either a sample.  For a
+ * sample to compare algorithms, only one key of a communicator explores at a time (the runner
+ * says which may: may_explore); the other keys keep their algorithm meanwhile.
  *
  * A session:
  *   warm-up     AOT_ONLINE_WARMUP calls of the base candidate, untimed: a key called fewer
@@ -28,10 +30,10 @@
  *   explore     the live candidates take turns, 1 + AOT_ONLINE_SETTLE calls each, the last
  *               one timed; at the end of each round the ranks agree on the round's per-call
  *               maxima (one reduction).  From round AOT_ONLINE_RACE0 on, a candidate whose
- *               best period is above AOT_ONLINE_RACE times the leader's score leaves the race
+ *               best sample is above AOT_ONLINE_RACE times the leader's score leaves the race
  *               (after F-Race, as the offline tuner's aot_tune_race); exploring ends when one
  *               candidate is left or after AOT_ONLINE_REPS rounds.  A candidate's score is the
- *               mean of its best rounds/2+1 agreed periods.  The winner is the lowest score;
+ *               mean of its best rounds/2+1 agreed samples.  The winner is the lowest score;
  *               a candidate other than the base must beat the base's score by
  *               AOT_ONLINE_MARGIN.
  *   monitor     one call in AOT_ONLINE_SAMPLE is timed; a window of samples that doubles while
@@ -66,7 +68,7 @@
 #define AOT_ONLINE_STALE 2.0       /* a window this far from the winner's score: explore again */
 #define AOT_ONLINE_REEXPLORE 3     /* at most this many times per key */
 #define AOT_ONLINE_RACE0 2         /* rounds before the first candidate may leave the race */
-#define AOT_ONLINE_RACE 1.2        /* ... when its best period is this far above the leader */
+#define AOT_ONLINE_RACE 1.2        /* ... when its best sample is this far above the leader */
 /* Size of the buffer the runner reduces: the largest round or window. */
 #define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
@@ -85,10 +87,10 @@ struct aot_online_key {
     struct aot_coll_choice cand[AOT_ONLINE_MAXCAND];   /* cand[0] is native */
     double score[AOT_ONLINE_MAXCAND];   /* agreed score, seconds; < 0 until measured */
     int base;                /* run while warming up and waiting; the one to beat */
-    /* exploring: the candidates still in the race, in turn order, and the agreed periods of
+    /* exploring: the candidates still in the race, in turn order, and the agreed samples of
      * each candidate's rounds */
     int live[AOT_ONLINE_MAXCAND], nlive, rounds;
-    double period[AOT_ONLINE_MAXCAND][AOT_ONLINE_REPS];
+    double sample[AOT_ONLINE_MAXCAND][AOT_ONLINE_REPS];
     enum aot_online_phase phase;
     uint64_t calls;          /* calls of this key so far */
     int cur;                 /* candidate of the call in progress */
@@ -118,13 +120,13 @@ struct aot_online_key {
 void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *cand, int n,
                      int base, int win0, double switch_factor);
 
-/* The algorithm the call about to be made runs; *timed is 1 when its period must be reported
- * with aot_online_record.  may_explore: no other key of the communicator is exploring (the
+/* The algorithm the call about to be made runs; *timed is 1 when its sample (span or period)
+ * must be reported with aot_online_record, before the key's next aot_online_next.  may_explore: no other key of the communicator is exploring (the
  * same on every rank: it follows from the calls made on the communicator). */
 const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
                                               int *timed);
 
-/* Reports the period (seconds) of a timed call.  Returns the number of values of k->buf that
+/* Reports the sample (seconds) of the key's last timed call.  Returns the number of values of k->buf that
  * must now be reduced with MPI_MAX over the communicator and given to aot_online_agreed, or 0. */
 int aot_online_record(struct aot_online_key *k, double seconds);
 

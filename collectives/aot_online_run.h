@@ -7,8 +7,13 @@
  *                         &c, &oc))
  *       ... the policy's decision (forced, tuning file, native) ...
  *   rc = run c;
- *   if (aot_online_end(&oc))            1: this call ends a round or a window
- *       rc = aot_online_agree(&oc, private duplicate of the communicator);
+ *   if (aot_online_end(&oc))            1: this call ends a round or a window (its own key's,
+ *       rc = aot_online_agree(&oc, ...);   or the key whose sample its end closed: oc.k)
+ *
+ * A timed call's sample is its span: from its entry to the end of the communicator's next call
+ * that goes through aot_online_begin, or, when that call is the same key's, its period (from
+ * the end of the key's previous call).  The period is then reported, and agreed on through
+ * private_comm(one_host_arg), in aot_online_begin before the key's next candidate is chosen.
  */
 #ifndef AOT_ONLINE_RUN_H_INCLUDED
 #define AOT_ONLINE_RUN_H_INCLUDED
@@ -30,7 +35,12 @@ struct aot_online_call {
     enum aot_coll_kind kind;
     uint64_t bytes;
     int n;
-    double t0;
+    double t0;                  /* the call's entry, when it is timed */
+    /* the timed call of another key whose sample this call's end closes, or NULL */
+    struct aot_online_key *close;
+    double close_entry;
+    enum aot_coll_kind close_kind;
+    uint64_t close_bytes;
 };
 
 /* AUTOOPT_TUNE=online, after the policy is set up (MPI_Init). */
@@ -42,9 +52,11 @@ void aot_online_start(const struct aot_coll_policy *pol);
  * would change the result from run to run), a communicator of one rank.  *slot is the
  * communicator's online state, made on first use; only then one_host(one_host_arg) is called
  * (on every rank at the same call, so it may be collective), and says whether all ranks of
- * the communicator share one host. */
+ * the communicator share one host.  private_comm(one_host_arg, &pc) gives autoopt's private
+ * duplicate of the communicator for an agreement made before the call. */
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, int (*one_host)(void *), void *one_host_arg,
+                     int comm_rank, int (*one_host)(void *),
+                     int (*private_comm)(void *, MPI_Comm *), void *one_host_arg,
                      uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call);
 /* After the call: 1 when aot_online_agree must follow on every rank. */

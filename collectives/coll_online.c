@@ -15,7 +15,10 @@
 /* The default sets: a few algorithms per collective and message size, native first, picked
  * from what autoopt-tune found best on shared memory and on the emulated cluster
  * (docs/results/tune-2026-11-25/shm4.tune, docs/results/tune-net1-2026-11-25/net1.tune;
- * alltoall's pair_light_barrier: docs/results/online-2026-11-25/shm2.tune, 2 ranks).
+ * alltoall's pair_light_barrier: docs/results/online-2026-11-25/shm2.tune, 2 ranks; from
+ * 2 KiB, alltoall's and alltoallv's spreading_simple and spread_segmented: the shipped tables,
+ * collectives/tables/one-host.tune and netcluster-8-alltoall.tune, where they win most
+ * sizes from 8 KiB on both platforms).
  * Rows of one collective in increasing `below`: the first row whose `below` exceeds the
  * call's bytes applies. */
 struct aot_online_set {
@@ -36,8 +39,10 @@ static const struct aot_online_set aot_online_sets[] = {
     {AOT_COLL_ALLGATHERV, UINT64_MAX, "native,simple,ring,recursive_doubling"},
     {AOT_COLL_ALLTOALL, 2048,
      "native,spreading_simple,recursive_doubling,bruck,pair_light_barrier"},
-    {AOT_COLL_ALLTOALL, UINT64_MAX, "native,simple,ring_mpi_barrier,pair,pair_light_barrier"},
-    {AOT_COLL_ALLTOALLV, UINT64_MAX, "native,simple,spreading_simple,ring_mpi_barrier"},
+    {AOT_COLL_ALLTOALL, UINT64_MAX,
+     "native,spreading_simple,spread_segmented:segment=8192,simple,pair"},
+    {AOT_COLL_ALLTOALLV, UINT64_MAX,
+     "native,spreading_simple,spread_segmented:segment=8192,simple,ring_mpi_barrier"},
     {AOT_COLL_BARRIER, UINT64_MAX, "native,dissemination,recursive_doubling,tree"},
 };
 
@@ -267,22 +272,22 @@ static void aot_online_select(struct aot_online_key *k)
     k->want = k->win0;
 }
 
-/* Candidate c's score from its agreed periods so far. */
+/* Candidate c's score from its agreed samples so far. */
 static double aot_online_cand_score(const struct aot_online_key *k, int c)
 {
     double y[AOT_ONLINE_REPS];
-    memcpy(y, k->period[c], (size_t) k->rounds * sizeof(*y));
+    memcpy(y, k->sample[c], (size_t) k->rounds * sizeof(*y));
     return aot_online_score(y, k->rounds);
 }
 
-/* The end of a round of exploring, with its agreed periods (one per live candidate, in turn
+/* The end of a round of exploring, with its agreed samples (one per live candidate, in turn
  * order): the race, then either the next round or the choice. */
 static void aot_online_round(struct aot_online_key *k, const double *agreed)
 {
     int lead = -1, left = 0;
 
     for (int i = 0; i < k->nlive; i++)
-        k->period[k->live[i]][k->rounds] = agreed[i];
+        k->sample[k->live[i]][k->rounds] = agreed[i];
     k->rounds++;
     for (int i = 0; i < k->nlive; i++) {
         int c = k->live[i];
@@ -290,14 +295,14 @@ static void aot_online_round(struct aot_online_key *k, const double *agreed)
         if (lead < 0 || k->score[c] < k->score[lead])
             lead = c;
     }
-    /* the race: a candidate whose best period lies above AOT_ONLINE_RACE times the leader's
+    /* the race: a candidate whose best sample lies above AOT_ONLINE_RACE times the leader's
      * score cannot plausibly win; it keeps the score it has */
     for (int i = 0; i < k->nlive; i++) {
         int c = k->live[i];
-        double best = k->period[c][0];
+        double best = k->sample[c][0];
         for (int r = 1; r < k->rounds; r++)
-            if (k->period[c][r] < best)
-                best = k->period[c][r];
+            if (k->sample[c][r] < best)
+                best = k->sample[c][r];
         if (k->rounds >= AOT_ONLINE_RACE0 && c != lead && best > AOT_ONLINE_RACE * k->score[lead])
             k->raced_out++;
         else

@@ -48,6 +48,12 @@ struct aot_online_comm {
      * its own candidates only.  Every rank sees the same calls on the communicator in the
      * same order, so every rank holds the same key here. */
     const struct aot_online_key *explorer;
+    /* A timed call whose sample is still open (aot_online_end): it closes at the end of the
+     * communicator's next tuned call, or as the key's period if that call is the key's own. */
+    struct aot_online_key *open;
+    double open_entry, open_period;
+    enum aot_coll_kind open_kind;
+    uint64_t open_bytes;
     double id;                      /* agreed at the first reduction; -1 until then */
     struct aot_online_comm *next;   /* every communicator's keys stay until MPI_Finalize */
 };
@@ -98,7 +104,8 @@ static void aot_online_explorer(struct aot_online_comm *o, const struct aot_onli
 }
 
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, int (*one_host)(void *), void *one_host_arg,
+                     int comm_rank, int (*one_host)(void *),
+                     int (*private_comm)(void *, MPI_Comm *), void *one_host_arg,
                      uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call)
 {
@@ -130,15 +137,40 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
     if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, o->one_host, bytes,
                                                       commutative)))
         return 0;
+    call->o = o;
+    call->close = NULL;
+    call->n = 0;
+    if (o->open == *kp) {
+        /* the key's own call follows its timed one: a span up to its end would hold this
+         * call's candidate too, so the sample is the timed call's period, reported and (when
+         * it completes a round or window) agreed on before this call's candidate is chosen:
+         * every rank is at this call */
+        o->open = NULL;
+        call->k = *kp;
+        call->kind = kind;
+        call->bytes = bytes;
+        call->n = aot_online_record(*kp, o->open_period);
+        if (call->n > 0) {
+            MPI_Comm pc;
+            if (private_comm(one_host_arg, &pc) != MPI_SUCCESS
+                || aot_online_agree(call, pc) != MPI_SUCCESS)
+                (*kp)->n = 0;   /* the samples are dropped; the round or window starts over */
+            call->n = 0;
+        }
+    } else if (o->open) {
+        /* another key's timed call is open: this call's end closes it */
+        call->close = o->open;
+        call->close_entry = o->open_entry;
+        call->close_kind = o->open_kind;
+        call->close_bytes = o->open_bytes;
+        o->open = NULL;
+    }
     *c = *aot_online_next(*kp, !o->explorer || o->explorer == *kp, &timed);
     aot_online_explorer(o, *kp);
     call->k = *kp;
-    call->o = o;
     call->kind = kind;
     call->bytes = bytes;
-    call->n = 0;
-    /* the period: from the end of the key's previous call */
-    call->t0 = timed ? (*kp)->mark : 0;
+    call->t0 = timed ? PMPI_Wtime() : 0;
     if (timed && (*kp)->phase == AOT_ONLINE_EXPLORING)
         aot_stats_add(aot_online_ctr_explore, 1);
     return 1;
@@ -146,14 +178,33 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
 
 int aot_online_end(struct aot_online_call *call)
 {
+    struct aot_online_comm *o = call->o;
+    struct aot_online_key *k = call->k;
     double now;
 
-    if (!call->k)
+    if (!k)
         return 0;
     now = PMPI_Wtime();
-    if (call->k->timed)
-        call->n = aot_online_record(call->k, now - call->t0);
-    call->k->mark = now;
+    call->n = 0;
+    if (k->timed) {
+        /* the sample stays open until the communicator's next tuned call has ended */
+        o->open = k;
+        o->open_entry = call->t0;
+        o->open_period = now - k->mark;
+        o->open_kind = call->kind;
+        o->open_bytes = call->bytes;
+    }
+    k->mark = now;
+    if (call->close) {
+        /* the span of the key whose timed call came before: from its entry to now, so that
+         * it is charged for the wait it left to this call */
+        call->n = aot_online_record(call->close, now - call->close_entry);
+        if (call->n > 0) {
+            call->k = call->close;
+            call->kind = call->close_kind;
+            call->bytes = call->close_bytes;
+        }
+    }
     return call->n > 0;
 }
 

@@ -424,6 +424,17 @@ static int aot_one_host(void *arg)
     return sh.nhosts == 1;
 }
 
+/* The private duplicate, for an agreement aot_online_begin makes before the call. */
+static int aot_online_private(void *arg, MPI_Comm *pc)
+{
+    const struct aot_one_host_arg *a = arg;
+    struct aot_coll_ctx ctx;
+    int rc = aot_comm_private(a->s, a->comm, 0, &ctx);
+
+    *pc = rc == MPI_SUCCESS ? ctx.comm : MPI_COMM_NULL;
+    return rc;
+}
+
 /* AUTOOPT_TUNE=online: the session of the call's key chooses, and the choice is counted as
  * aot_pick counts its own; 0 when online tuning leaves the call to aot_pick. */
 static int aot_pick_online(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_kind kind,
@@ -434,8 +445,8 @@ static int aot_pick_online(struct aot_comm_state *s, MPI_Comm comm, enum aot_col
 
     oc->k = NULL;
     if (!aot_online_on
-        || !aot_online_begin(&s->online, kind, s->size, s->rank, aot_one_host, &arg, bytes,
-                             commutative, c, oc))
+        || !aot_online_begin(&s->online, kind, s->size, s->rank, aot_one_host,
+                             aot_online_private, &arg, bytes, commutative, c, oc))
         return 0;
     aot_count_choice(kind, fn, c->alg, AOT_PASS_NO_SUBSYSTEM, bytes);
     return 1;

@@ -22,7 +22,8 @@
 #   fixed     AUTOOPT_TUNING=the file the first online job saved (AUTOOPT_TUNE_SAVE): the same
 #             choices as online, without its timing and agreements
 # Prints each job's line and, per mode, the median total time and steady-state iteration time,
-# and the ratios.  Not part of the suite: timing decides nothing there.
+# and the ratios, of the medians and paired by turn.  Not part of the suite: timing decides
+# nothing there.
 set -eu
 if [ $# -lt 2 ]; then
     sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -92,4 +93,17 @@ if n[0] > off[0]:
     print("share of the offline margin online keeps: %.0f %%" % (100 * (n[0] - on[0]) / (n[0] - off[0])))
 print("steady state: online/fixed %.4f   online/offline %.3f   online/native %.3f"
       % (on[1] / fx[1], on[1] / off[1], on[1] / n[1]))
+# paired: the median of the ratios of jobs of one turn (the machine's state drifts between
+# turns by more than the differences measured: launches of one mode differ by 10-20 %)
+turns = min(len(v) for v in rows.values())
+def paired(a, b):
+    x, y = rows[a][-turns:], rows[b][-turns:]
+    return statistics.median(x[i][0] / y[i][0] for i in range(turns))
+print("paired by turn (%d): online/offline %.3f   online/native %.3f   offline/native %.3f   "
+      "seeded/offline %.3f" % (turns, paired("online", "offline"), paired("online", "native"),
+                               paired("offline", "native"), paired("seeded", "offline")))
+if "online0" in rows:
+    print("paired by turn (%d): online0/offline %.3f   online/online0 %.3f   seeded0/offline %.3f"
+          % (turns, paired("online0", "offline"), paired("online", "online0"),
+             paired("seeded0", "offline")))
 PY
