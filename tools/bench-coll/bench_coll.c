@@ -16,7 +16,11 @@
  * Native runs through autoopt too (AUTOOPT_<COLL>=native), so every mode pays the same
  * interception cost.  --tuning FILE adds one more run, "tuned" (AUTOOPT_TUNING=FILE, nothing
  * forced), interleaved with the others, and a table of tuned / native and tuned / best: the
- * verification of a file autoopt-tune wrote (docs/tuning.md).
+ * verification of a file autoopt-tune wrote (docs/tuning.md).  Launches of one mode differ by
+ * more than the 3 % a rule may cost (ranks land on the cores differently), so the tuned run
+ * also times PMPI_<Collective>, MPI's own, in turns with its calls (--same-launch: 10 turns of
+ * each per size, the same number of calls in all), and the last table gives that ratio too,
+ * the median over repetitions.
  * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
  * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
  * Platform: shared memory by default; --netcluster PROG runs every job on the emulated
@@ -61,13 +65,21 @@ struct opts {
     int ppn;                        /* ranks per emulated host (--ppn) */
     const char *tuning;             /* --tuning FILE: one more run, "tuned", with this file */
     int cyclic;                     /* --cyclic S: measure on world's ranks dealt over S blocks */
+    int same_launch;                /* --same-launch (worker): MPI's own in turns beside it */
 };
+
+#define MAX_REPEAT 64
 
 struct table {
     int n;
     long size[MAX_SIZES];
     double avg[MAX_SIZES], min[MAX_SIZES], max[MAX_SIZES];
     int iters[MAX_SIZES];
+    /* the tuned run only: MPI's own collective timed in the same launch (PMPI_*, turns
+     * alternating with the tuned calls), and the ratio of each repetition */
+    double same[MAX_SIZES];             /* < 0: not measured */
+    int nratio[MAX_SIZES];
+    double ratio[MAX_SIZES][MAX_REPEAT];
 };
 
 static const char *const colls[] = {"allreduce", "bcast", "reduce", "allgather", "allgatherv",
@@ -98,7 +110,9 @@ static void usage(void)
             "                      round-robin over S blocks of consecutive ranks (rank k is\n"
             "                      world rank (k mod S)*ceil(N/S) + k/S), as a cyclic placement\n"
             "                      over S switches numbers them (default: MPI_COMM_WORLD)\n"
-            "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n");
+            "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n"
+            "  --same-launch       with --single: time PMPI_<Collective> too, in turns with\n"
+            "                      the calls as made (the tuned run's same-launch native)\n");
     exit(2);
 }
 
@@ -118,28 +132,36 @@ static enum aot_coll_kind kind_of(const char *c)
  * the order a launcher's cyclic placement gives when the blocks are switches. */
 static MPI_Comm bench_comm = MPI_COMM_WORLD;
 
+/* One call of the collective: through MPI_* (autoopt, when preloaded), or with pmpi set
+ * straight to MPI's own (PMPI_*). */
 static void run_once(const char *c, void *sbuf, void *rbuf, int count, int p, int *counts,
-                     int *displs)
+                     int *displs, int pmpi)
 {
     if (!strcmp(c, "allreduce"))
-        MPI_Allreduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, bench_comm);
+        (pmpi ? PMPI_Allreduce : MPI_Allreduce)(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM,
+                                                bench_comm);
     else if (!strcmp(c, "reduce"))
-        MPI_Reduce(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, 0, bench_comm);
+        (pmpi ? PMPI_Reduce : MPI_Reduce)(sbuf, rbuf, count, MPI_FLOAT, MPI_SUM, 0, bench_comm);
     else if (!strcmp(c, "bcast"))
-        MPI_Bcast(sbuf, count, MPI_CHAR, 0, bench_comm);
+        (pmpi ? PMPI_Bcast : MPI_Bcast)(sbuf, count, MPI_CHAR, 0, bench_comm);
     else if (!strcmp(c, "allgather"))
-        MPI_Allgather(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, bench_comm);
+        (pmpi ? PMPI_Allgather : MPI_Allgather)(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR,
+                                                bench_comm);
     else if (!strcmp(c, "allgatherv"))
-        MPI_Allgatherv(sbuf, count, MPI_CHAR, rbuf, counts, displs, MPI_CHAR, bench_comm);
+        (pmpi ? PMPI_Allgatherv : MPI_Allgatherv)(sbuf, count, MPI_CHAR, rbuf, counts, displs,
+                                                  MPI_CHAR, bench_comm);
     else if (!strcmp(c, "alltoall"))
-        MPI_Alltoall(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR, bench_comm);
+        (pmpi ? PMPI_Alltoall : MPI_Alltoall)(sbuf, count, MPI_CHAR, rbuf, count, MPI_CHAR,
+                                              bench_comm);
     else if (!strcmp(c, "alltoallv"))
-        MPI_Alltoallv(sbuf, counts, displs, MPI_CHAR, rbuf, counts, displs, MPI_CHAR,
-                      bench_comm);
+        (pmpi ? PMPI_Alltoallv : MPI_Alltoallv)(sbuf, counts, displs, MPI_CHAR, rbuf, counts,
+                                                displs, MPI_CHAR, bench_comm);
     else
-        MPI_Barrier(bench_comm);
+        (pmpi ? PMPI_Barrier : MPI_Barrier)(bench_comm);
     (void) p;
 }
+
+#define SAME_TURNS 10   /* --same-launch: turns of each kind per size */
 
 static int worker(const struct opts *o)
 {
@@ -174,13 +196,13 @@ static int worker(const struct opts *o)
         if (o->cyclic > 1)
             printf(", dealt round-robin over %d blocks (--cyclic)", o->cyclic);
         printf("\n");
-        printf("# %-10s %16s %16s %16s %10s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
-               "Max Latency(us)", "Iterations");
+        printf("# %-10s %16s %16s %16s %10s%s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+               "Max Latency(us)", "Iterations", o->same_launch ? "   PMPI Avg(us)" : "");
     }
     for (long bytes = o->min_size; bytes <= o->max_size; bytes = bytes ? bytes * 2 : 1) {
         long b = bytes;
         int count, iters = 10;
-        double t0, mine, avg, mn, mx;
+        double t0, mine, avg, mn, mx, same_avg = 0;
         if (kind == AOT_COLL_BARRIER)
             b = 0;
         else if (b < esize)
@@ -194,7 +216,7 @@ static int worker(const struct opts *o)
         PMPI_Barrier(bench_comm);
         t0 = MPI_Wtime();
         for (int i = 0; i < 5; i++) {
-            run_once(o->coll, sbuf, rbuf, count, p, counts, displs);
+            run_once(o->coll, sbuf, rbuf, count, p, counts, displs, 0);
             PMPI_Barrier(bench_comm);
         }
         mine = (MPI_Wtime() - t0) / 5;
@@ -205,18 +227,43 @@ static int worker(const struct opts *o)
         PMPI_Bcast(&iters, 1, MPI_INT, 0, bench_comm);
         PMPI_Barrier(bench_comm);
         mine = 0;
-        for (int i = 0; i < iters; i++) {
-            t0 = MPI_Wtime();
-            run_once(o->coll, sbuf, rbuf, count, p, counts, displs);
-            mine += MPI_Wtime() - t0;
-            PMPI_Barrier(bench_comm);
+        if (!o->same_launch) {
+            for (int i = 0; i < iters; i++) {
+                t0 = MPI_Wtime();
+                run_once(o->coll, sbuf, rbuf, count, p, counts, displs, 0);
+                mine += MPI_Wtime() - t0;
+                PMPI_Barrier(bench_comm);
+            }
+            mine = mine * 1e6 / iters;
+        } else {
+            /* turns of MPI's own collective (PMPI_*) and of the call as the program makes it,
+             * alternating, iters calls of each in all */
+            int per = iters / SAME_TURNS > 0 ? iters / SAME_TURNS : 1;
+            double nat = 0, nat_avg;
+            for (int turn = 0; turn < 2 * SAME_TURNS; turn++)
+                for (int i = 0; i < per; i++) {
+                    t0 = MPI_Wtime();
+                    run_once(o->coll, sbuf, rbuf, count, p, counts, displs, turn % 2 == 0);
+                    if (turn % 2 == 0)
+                        nat += MPI_Wtime() - t0;
+                    else
+                        mine += MPI_Wtime() - t0;
+                    PMPI_Barrier(bench_comm);
+                }
+            iters = per * SAME_TURNS;
+            mine = mine * 1e6 / iters;
+            nat = nat * 1e6 / iters;
+            PMPI_Reduce(&nat, &nat_avg, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
+            same_avg = nat_avg / p;
         }
-        mine = mine * 1e6 / iters;
         PMPI_Reduce(&mine, &avg, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
         PMPI_Reduce(&mine, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, bench_comm);
         PMPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, bench_comm);
         if (rank == 0) {
-            printf("%-12ld %16.2f %16.2f %16.2f %10d\n", b, avg / p, mn, mx, iters);
+            printf("%-12ld %16.2f %16.2f %16.2f %10d", b, avg / p, mn, mx, iters);
+            if (o->same_launch)
+                printf(" %16.2f", same_avg);
+            printf("\n");
             fflush(stdout);
         }
         if (b == 0)
@@ -242,13 +289,18 @@ static int parse_table(const char *out, struct table *t)
         long size;
         double a, mn, mx;
         int it;
-        if (*line != '#' && sscanf(line, "%ld %lf %lf %lf %d", &size, &a, &mn, &mx, &it) == 5
-            && t->n < MAX_SIZES) {
+        double same;
+        int got = *line == '#' ? 0
+                  : sscanf(line, "%ld %lf %lf %lf %d %lf", &size, &a, &mn, &mx, &it, &same);
+        if (got >= 5 && t->n < MAX_SIZES) {
             t->size[t->n] = size;
             t->avg[t->n] = a;
             t->min[t->n] = mn;
             t->max[t->n] = mx;
             t->iters[t->n] = it;
+            t->same[t->n] = got == 6 ? same : -1;
+            t->nratio[t->n] = got == 6 && same > 0;
+            t->ratio[t->n][0] = got == 6 && same > 0 ? a / same : 0;
             t->n++;
         }
         line = strchr(line, '\n');
@@ -289,9 +341,11 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
         return NULL;
     if (pid == 0) {
         char cyc[16];
+        const int tuned = !strcmp(spec, "tuned");
         char *argv[] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
                         "--max-size", maxb, "--time-per-size", tps, "--cyclic", cyc,
-                        (char *) o->coll, NULL};
+                        tuned ? "--same-launch" : (char *) o->coll,
+                        tuned ? (char *) o->coll : NULL, NULL};
         snprintf(cyc, sizeof(cyc), "%d", o->cyclic > 1 ? o->cyclic : 1);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
@@ -393,13 +447,34 @@ static void merge_table(struct table *best, const struct table *t)
         *best = *t;
         return;
     }
-    for (int s = 0; s < best->n && s < t->n; s++)
+    for (int s = 0; s < best->n && s < t->n; s++) {
         if (t->avg[s] < best->avg[s]) {
             best->avg[s] = t->avg[s];
             best->min[s] = t->min[s];
             best->max[s] = t->max[s];
             best->iters[s] = t->iters[s];
+            best->same[s] = t->same[s];
         }
+        /* the same-launch ratios of every repetition (their median is reported) */
+        if (t->nratio[s] && best->nratio[s] < MAX_REPEAT)
+            best->ratio[s][best->nratio[s]++] = t->ratio[s][0];
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the same-launch ratios of size s (sorts them); 0 when there is none. */
+static double same_ratio(struct table *t, int s)
+{
+    int n = t->nratio[s];
+    if (n == 0)
+        return 0;
+    qsort(t->ratio[s], (size_t) n, sizeof(double), cmp_double);
+    return n % 2 ? t->ratio[s][n / 2] : 0.5 * (t->ratio[s][n / 2 - 1] + t->ratio[s][n / 2]);
 }
 
 static int driver(const struct opts *o)
@@ -444,11 +519,15 @@ static int driver(const struct opts *o)
         }
     for (int a = 0; a < nt; a++) {
         printf("\n# autoopt-bench-coll %s: %s, %d ranks\n", o->coll, names[a], o->np);
-        printf("# %-10s %16s %16s %16s %10s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
-               "Max Latency(us)", "Iterations");
-        for (int s = 0; s < tables[a].n; s++)
-            printf("%-12ld %16.2f %16.2f %16.2f %10d\n", tables[a].size[s], tables[a].avg[s],
+        printf("# %-10s %16s %16s %16s %10s%s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+               "Max Latency(us)", "Iterations", a == tuned ? "   PMPI Avg(us)" : "");
+        for (int s = 0; s < tables[a].n; s++) {
+            printf("%-12ld %16.2f %16.2f %16.2f %10d", tables[a].size[s], tables[a].avg[s],
                    tables[a].min[s], tables[a].max[s], tables[a].iters[s]);
+            if (a == tuned && tables[a].same[s] >= 0)
+                printf(" %16.2f", tables[a].same[s]);
+            printf("\n");
+        }
     }
     fflush(stdout);
     for (int a = 0; a < nt; a++)
@@ -477,27 +556,36 @@ static int driver(const struct opts *o)
     }
     if (tuned >= 0 && native >= 0 && tables[tuned].n > 0) {
         /* the tuned run against native and against the best single algorithm (the oracle) */
-        int n = 0, within = 0;
+        int n = 0, within = 0, nsame = 0, within_same = 0;
         double pen = 0;
         printf("\n# %s on %d ranks, tuned with %s: tuned/native and tuned/best (the fastest "
                "algorithm of this run at that size)\n", o->coll, o->np, o->tuning);
-        printf("# %-10s %12s %12s %12s %14s %12s\n", "Size", "tuned(us)", "native(us)",
-               "best(us)", "tuned/native", "tuned/best");
+        printf("# %-10s %12s %12s %12s %14s %12s %12s\n", "Size", "tuned(us)", "native(us)",
+               "best(us)", "tuned/native", "tuned/best", "same launch");
         for (int s = 0; s < tables[tuned].n && s < tables[native].n; s++) {
             double b = tables[native].avg[s];
             for (int a = 0; a < nt; a++)
                 if (a != tuned && s < tables[a].n && tables[a].avg[s] < b)
                     b = tables[a].avg[s];
             double t = tables[tuned].avg[s];
-            printf("%-12ld %12.2f %12.2f %12.2f %14.3f %12.3f\n", tables[tuned].size[s], t,
+            double sr = same_ratio(&tables[tuned], s);
+            printf("%-12ld %12.2f %12.2f %12.2f %14.3f %12.3f", tables[tuned].size[s], t,
                    tables[native].avg[s], b, t / tables[native].avg[s], t / b);
+            if (sr > 0)
+                printf(" %12.3f", sr);
+            printf("\n");
             n++;
+            nsame += sr > 0;
+            within_same += sr > 0 && sr <= 1.03;
             within += t <= 1.10 * b;
             pen += t / b - 1;
         }
         if (n)
             printf("# tuned within 10 %% of the best at %d of %d sizes; mean penalty against "
                    "the best: %.1f %%\n", within, n, 100 * pen / n);
+        if (nsame)
+            printf("# same launch (tuned calls and PMPI_%s in turns, median over repetitions): "
+                   "tuned <= 1.03 x native at %d of %d sizes\n", o->coll, within_same, nsame);
     }
     free(tables);
     free(names);
@@ -511,7 +599,7 @@ static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 int main(int argc, char **argv)
 {
     struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL,
-                     1, NULL, 0};
+                     1, NULL, 0, 0};
     char self[PATH_MAX];
     ssize_t n;
 
@@ -521,6 +609,8 @@ int main(int argc, char **argv)
             o.single = 1;
         else if (!strcmp(a, "--no-yield"))
             o.yield = 0;
+        else if (!strcmp(a, "--same-launch"))
+            o.same_launch = 1;
         else if (i + 1 < argc && !strcmp(a, "--np"))
             o.np = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--algs"))
