@@ -121,13 +121,15 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
                      int base, int win0, double switch_factor);
 
 /* The algorithm the call about to be made runs; *timed is 1 when its sample (span or period)
- * must be reported with aot_online_record, before the key's next aot_online_next.  may_explore: no other key of the communicator is exploring (the
- * same on every rank: it follows from the calls made on the communicator). */
+ * must be reported with aot_online_record, before the key's next aot_online_next.
+ * may_explore: no other key of the communicator is exploring (the same on every rank: it
+ * follows from the calls made on the communicator). */
 const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
                                               int *timed);
 
-/* Reports the sample (seconds) of the key's last timed call.  Returns the number of values of k->buf that
- * must now be reduced with MPI_MAX over the communicator and given to aot_online_agreed, or 0. */
+/* Reports the sample (seconds) of the key's last timed call.  Returns the number of values of
+ * k->buf that must now be reduced with MPI_MAX over the communicator and given to
+ * aot_online_agreed, or 0. */
 int aot_online_record(struct aot_online_key *k, double seconds);
 
 /* The n agreed values (the per-rank maxima of k->buf[0..n)). */

@@ -255,10 +255,11 @@ static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
 
 /* The same for a collective the tuning file routes, at a call like the thread's previous one
  * of that collective in the call's slot (communicator, bytes, commutativity) that the decision
- * sent to MPI's own algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B broadcast on 4 ranks
- * sharing 2 cores (docs/tuning.md, "Never slower than native").  aot_comm_gen changes when a
- * communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses never
- * matches.  Off when a call must be seen (online tuning, trace, AUTOOPT_VERBOSE). */
+ * sent to MPI's own algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B
+ * broadcast on 4 ranks sharing 2 cores (docs/tuning.md, "Never slower than native").
+ * aot_comm_gen changes when a communicator with autoopt's state is freed (aot_comm_delete), so
+ * a handle MPI reuses never matches.  Off when a call must be seen (online tuning, trace,
+ * AUTOOPT_VERBOSE). */
 struct aot_native_memo {
     unsigned gen, comm_gen;     /* aot_policy_gen and aot_comm_gen when stored; 0: empty */
     MPI_Comm comm;
