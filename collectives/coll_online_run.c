@@ -137,7 +137,10 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
     if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, o->one_host, bytes,
                                                       commutative)))
         return 0;
+    call->k = *kp;
     call->o = o;
+    call->kind = kind;
+    call->bytes = bytes;
     call->close = NULL;
     call->n = 0;
     if (o->open == *kp) {
@@ -146,9 +149,6 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
          * it completes a round or window) agreed on before this call's candidate is chosen:
          * every rank is at this call */
         o->open = NULL;
-        call->k = *kp;
-        call->kind = kind;
-        call->bytes = bytes;
         call->n = aot_online_record(*kp, o->open_period);
         if (call->n > 0) {
             MPI_Comm pc;
@@ -167,9 +167,6 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
     }
     *c = *aot_online_next(*kp, !o->explorer || o->explorer == *kp, &timed);
     aot_online_explorer(o, *kp);
-    call->k = *kp;
-    call->kind = kind;
-    call->bytes = bytes;
     call->t0 = timed ? PMPI_Wtime() : 0;
     if (timed && (*kp)->phase == AOT_ONLINE_EXPLORING)
         aot_stats_add(aot_online_ctr_explore, 1);

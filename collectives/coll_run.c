@@ -178,13 +178,14 @@ static const char *aot_why_text(enum aot_coll_why why)
 
 /* Slots of the per-thread caches below: a program often calls one collective at a few sizes
  * in turn (online_loop: allreduce at 8 B, 1 KiB, 16 KiB and 128 KiB), and with one entry per
- * collective every call of such a loop missed.  A call's slot is its size's power of two
- * modulo AOT_MEMO_SLOTS, so sizes up to 2^AOT_MEMO_SLOTS apart never share one. */
+ * collective every call of such a loop missed.  A call's slot is its size's power of two (the
+ * bucket online tuning keys by, aot_online_bucket) modulo AOT_MEMO_SLOTS, so sizes up to
+ * 2^AOT_MEMO_SLOTS apart never share one. */
 #define AOT_MEMO_SLOTS 8
 
 static inline unsigned aot_memo_slot(uint64_t bytes)
 {
-    return (unsigned) (bytes ? 64 - __builtin_clzll(bytes) : 0) & (AOT_MEMO_SLOTS - 1);
+    return (unsigned) aot_online_bucket(bytes) & (AOT_MEMO_SLOTS - 1);
 }
 
 /* The last decision of each collective per slot, per thread: a program calls a collective

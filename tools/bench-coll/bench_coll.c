@@ -51,6 +51,7 @@
 
 #include "aot_config.h"
 #include "aot_tools.h"
+#include "aot_tuner_core.h"
 #include "bench_coll_algs.h"   /* generated from the registry: AOT_BENCH_ALGS */
 
 #define MAX_SIZES 32
@@ -461,20 +462,16 @@ static void merge_table(struct table *best, const struct table *t)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-/* The median of the same-launch ratios of size s (sorts them); 0 when there is none. */
+/* The median of the same-launch ratios of size s (aot_tune_estimate sorts them); 0 when there
+ * is none. */
 static double same_ratio(struct table *t, int s)
 {
-    int n = t->nratio[s];
-    if (n == 0)
+    struct aot_tune_est e;
+
+    if (t->nratio[s] == 0)
         return 0;
-    qsort(t->ratio[s], (size_t) n, sizeof(double), cmp_double);
-    return n % 2 ? t->ratio[s][n / 2] : 0.5 * (t->ratio[s][n / 2 - 1] + t->ratio[s][n / 2]);
+    aot_tune_estimate(t->ratio[s], t->nratio[s], &e);
+    return e.median;
 }
 
 static int driver(const struct opts *o)

@@ -27,14 +27,16 @@ ${aot_bench_algs}
 ")
 
 # The sizes and calls the tuner uses, from the tools' library (tools/lib/calls.c over
-# collectives/coll_bytes.c): pure, no MPI, built here rather than linked, so that the
-# benchmark, which runs under a preloaded libautoopt.so, holds none of the library's objects.
+# collectives/coll_bytes.c), and the tuner's median (tools/lib/tuner_core.c): pure, no MPI,
+# built here rather than linked, so that the benchmark, which runs under a preloaded
+# libautoopt.so, holds none of the library's objects.
 add_executable(autoopt-bench-coll ${CMAKE_CURRENT_LIST_DIR}/bench_coll.c
-               ${PROJECT_SOURCE_DIR}/tools/lib/calls.c ${PROJECT_SOURCE_DIR}/collectives/coll_bytes.c)
+               ${PROJECT_SOURCE_DIR}/tools/lib/calls.c ${PROJECT_SOURCE_DIR}/collectives/coll_bytes.c
+               ${PROJECT_SOURCE_DIR}/tools/lib/tuner_core.c)
 target_include_directories(autoopt-bench-coll PRIVATE ${aot_bench_gen}
                            ${PROJECT_SOURCE_DIR}/tools/lib ${PROJECT_SOURCE_DIR}/collectives
                            ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(autoopt-bench-coll PRIVATE MPI::MPI_C)
+target_link_libraries(autoopt-bench-coll PRIVATE MPI::MPI_C m)
 set_target_properties(autoopt-bench-coll PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 target_compile_definitions(autoopt-bench-coll PRIVATE
   AOT_BENCH_MPIEXEC="${MPIEXEC_EXECUTABLE}"
