@@ -43,9 +43,13 @@ uint64_t aot_coll_a2av_bytes(uint64_t total, uint64_t max, int comm_size, int *s
  * AOT_COLL_A2AV_MAX_INTERVAL, and is 1 (the next call agrees again) when it changed; it is
  * never so short that agreements cost more than AOT_COLL_A2AV_COST_PERMILLE of the calls'
  * time.  Between agreements the calls reuse the latest figures, so a program whose alltoallv
- * changes its size runs up to an interval of calls with the choice of the former size. */
-#define AOT_COLL_A2AV_MAX_INTERVAL 64
-#define AOT_COLL_A2AV_COST_PERMILLE 20
+ * changes its size runs up to an interval of calls with the choice of the former size.  An
+ * agreement costs about as much as a small alltoallv (7 us on 4 ranks sharing 2 cores), so at
+ * 5 per mille, far below the 3 % a tuned collective may lose to native, a small alltoallv
+ * agrees every 200 calls or so; 2 % (once every 64 calls) had cost a 16-256 B alltoallv there
+ * 1-2 %. */
+#define AOT_COLL_A2AV_MAX_INTERVAL 256
+#define AOT_COLL_A2AV_COST_PERMILLE 5
 int aot_coll_a2av_interval(int prev, int same, uint64_t cost_permille);
 
 /* One rank's part of those statistics: the bytes of its send blocks (negative counts as 0)

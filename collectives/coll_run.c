@@ -255,30 +255,67 @@ static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
 }
 
 /* The same for a collective the tuning file routes, at a call like the thread's previous one
- * of that collective in the call's slot (communicator, bytes, commutativity) that the decision
- * sent to MPI's own algorithm: the decision path cost about 35 ns a call, 0.2 us per 4-B
- * broadcast on 4 ranks sharing 2 cores (docs/tuning.md, "Never slower than native").
- * aot_comm_gen changes when a communicator with autoopt's state is freed (aot_comm_delete), so
- * a handle MPI reuses never matches.  Off when a call must be seen (online tuning, trace,
- * AUTOOPT_VERBOSE). */
-struct aot_native_memo {
+ * of that collective in the call's slot (communicator, bytes, commutativity): the decision is
+ * a function of these (aot_coll_decide_shape), so the memory holds it with the communicator's
+ * state and the call skips the state lookup and the decision.  A native choice cost about
+ * 35 ns a call on the full path, 0.2 us per 4-B broadcast on 4 ranks sharing 2 cores
+ * (docs/tuning.md, "Never slower than native"); an algorithm's, with the state lookup, about
+ * 150 ns (docs/tuning.md, "The decision's memory").  aot_comm_gen changes when a
+ * communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses never
+ * matches and the state it holds is never stale.  Off when a call must be seen (online
+ * tuning, trace, AUTOOPT_VERBOSE).  Alltoallv keeps one entry, in slot 0, for the bytes its
+ * ranks last agreed on (aot_a2av_memo_call). */
+struct aot_memo {
     unsigned gen, comm_gen;     /* aot_policy_gen and aot_comm_gen when stored; 0: empty */
     MPI_Comm comm;
     uint64_t bytes;
     int commutative;
+    struct aot_comm_state *s;   /* comm's state */
+    struct aot_coll_choice choice;
 };
-static __thread struct aot_native_memo aot_native_memo[AOT_COLL_NKINDS][AOT_MEMO_SLOTS]
+static __thread struct aot_memo aot_memo[AOT_COLL_NKINDS][AOT_MEMO_SLOTS]
     __attribute__((tls_model("initial-exec")));
 
-static inline int aot_memo_call(enum aot_coll_kind kind, int fn, MPI_Comm comm, uint64_t bytes,
-                                int commutative)
-{
-    const struct aot_native_memo *m = &aot_native_memo[kind][aot_memo_slot(bytes)];
+enum aot_memo_hit {
+    AOT_MEMO_MISS,      /* the full path decides */
+    AOT_MEMO_NATIVE,    /* MPI's own algorithm (counted) */
+    AOT_MEMO_ALG        /* *s and *c: run algorithm c on s's private duplicate (counted) */
+};
 
+static void aot_count_choice(enum aot_coll_kind kind, int fn, int alg,
+                             enum aot_pass_reason native_reason, uint64_t bytes);
+
+static inline enum aot_memo_hit aot_memo_answer(const struct aot_memo *m,
+                                                enum aot_coll_kind kind, int fn,
+                                                uint64_t bytes, struct aot_comm_state **s,
+                                                struct aot_coll_choice *c)
+{
+    if (m->choice.alg == (int) kind) {
+        aot_count_straight(kind, fn);
+        return AOT_MEMO_NATIVE;
+    }
+    *s = m->s;
+    *c = m->choice;
+    aot_count_choice(kind, fn, c->alg, AOT_PASS_NO_SUBSYSTEM, bytes);
+    return AOT_MEMO_ALG;
+}
+
+static inline int aot_memo_holds(const struct aot_memo *m, MPI_Comm comm)
+{
     return m->gen == __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE)
-           && m->comm_gen == __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE) && m->comm == comm
-           && m->bytes == bytes && m->commutative == commutative
-           && aot_count_straight(kind, fn);
+           && m->comm_gen == __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE) && m->comm == comm;
+}
+
+static inline enum aot_memo_hit aot_memo_call(enum aot_coll_kind kind, int fn, MPI_Comm comm,
+                                              uint64_t bytes, int commutative,
+                                              struct aot_comm_state **s,
+                                              struct aot_coll_choice *c)
+{
+    const struct aot_memo *m = &aot_memo[kind][aot_memo_slot(bytes)];
+
+    if (!aot_memo_holds(m, comm) || m->bytes != bytes || m->commutative != commutative)
+        return AOT_MEMO_MISS;
+    return aot_memo_answer(m, kind, fn, bytes, s, c);
 }
 
 /* The two queries a routed call makes before aot_memo_call, without asking MPI where the
@@ -488,16 +525,30 @@ static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_ki
         return;
     aot_comm_shape(s, comm, &sh);
     if (aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c) == AOT_PASS_NO_SUBSYSTEM
-        && c->alg == (int) kind && aot_memo_on) {
-        struct aot_native_memo *m = &aot_native_memo[kind][aot_memo_slot(bytes)];
+        && aot_memo_on) {
+        struct aot_memo *m
+            = &aot_memo[kind][kind == AOT_COLL_ALLTOALLV ? 0 : aot_memo_slot(bytes)];
         m->comm = comm;
         m->bytes = bytes;
         m->commutative = commutative;
+        m->s = s;
+        m->choice = *c;
         m->gen = __atomic_load_n(&aot_policy_gen, __ATOMIC_ACQUIRE);
         m->comm_gen = __atomic_load_n(&aot_comm_gen, __ATOMIC_ACQUIRE);
     }
 }
 
+/* aot_choose for a call the memory did not answer; one it answered with an algorithm
+ * (AOT_MEMO_ALG) is not tuned online. */
+static void aot_decide(enum aot_memo_hit memo, struct aot_comm_state *s, MPI_Comm comm,
+                       enum aot_coll_kind kind, int fn, uint64_t bytes, int commutative,
+                       struct aot_coll_choice *c, struct aot_online_call *oc)
+{
+    if (memo == AOT_MEMO_ALG)
+        oc->k = NULL;
+    else
+        aot_choose(s, comm, kind, fn, bytes, commutative, c, oc);
+}
 
 /* After a call tuned online: the agreement, when this call ends a block or a window. */
 static int aot_online_done(struct aot_comm_state *s, MPI_Comm comm, struct aot_online_call *oc,
@@ -647,7 +698,8 @@ static struct aot_comm_state *aot_enter(MPI_Comm comm, int fn)
 int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                        MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo = AOT_MEMO_MISS;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, commute, rc;
@@ -656,11 +708,12 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     if (aot_plain_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce)
         || count < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS
         || aot_op_commutative(op, &commute) != MPI_SUCCESS
-        || aot_memo_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, comm,
-                         aot_coll_bytes(AOT_COLL_ALLREDUCE, 0, count, tsz, NULL), commute)
-        || !(s = aot_enter(comm, AOT_FN_MPI_Allreduce)))
+        || (memo = aot_memo_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, comm,
+                                 aot_coll_bytes(AOT_COLL_ALLREDUCE, 0, count, tsz, NULL),
+                                 commute, &s, &c)) == AOT_MEMO_NATIVE
+        || (memo == AOT_MEMO_MISS && !(s = aot_enter(comm, AOT_FN_MPI_Allreduce))))
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    aot_choose(s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce,
+    aot_decide(memo, s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce,
                aot_coll_bytes(AOT_COLL_ALLREDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
     if (c.alg == AOT_COLL_ALLREDUCE)
         rc = PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
@@ -671,7 +724,8 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 
 int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo = AOT_MEMO_MISS;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     uint64_t bytes;
@@ -683,16 +737,21 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     if (count < 0 || root < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
     bytes = aot_coll_bytes(AOT_COLL_BCAST, 0, count, tsz, NULL);
-    if (aot_memo_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, comm, bytes, 1))
+    memo = aot_memo_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, comm, bytes, 1, &s, &c);
+    if (memo == AOT_MEMO_NATIVE)
         return PMPI_Bcast(buf, count, dt, root, comm);
-    s = aot_enter(comm, AOT_FN_MPI_Bcast);
+    if (memo == AOT_MEMO_MISS)
+        s = aot_enter(comm, AOT_FN_MPI_Bcast);
     if (!s || root >= s->size)
         return PMPI_Bcast(buf, count, dt, root, comm);
-    if (bytes > INT_MAX) {   /* no int count of bytes */
+    if (memo == AOT_MEMO_ALG) {
+        oc.k = NULL;
+    } else if (bytes > INT_MAX) {   /* no int count of bytes */
         aot_stats_pass(AOT_FN_MPI_Bcast, AOT_PASS_DATATYPE);
         return PMPI_Bcast(buf, count, dt, root, comm);
+    } else {
+        aot_choose(s, comm, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, bytes, 1, &c, &oc);
     }
-    aot_choose(s, comm, AOT_COLL_BCAST, AOT_FN_MPI_Bcast, bytes, 1, &c, &oc);
     if (c.alg == AOT_COLL_BCAST)
         rc = PMPI_Bcast(buf, count, dt, root, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -703,7 +762,8 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     int root, MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo = AOT_MEMO_MISS;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, commute, rc;
@@ -714,13 +774,15 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     if (count < 0 || root < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS
         || aot_op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
-    if (aot_memo_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, comm,
-                      aot_coll_bytes(AOT_COLL_REDUCE, 0, count, tsz, NULL), commute))
+    memo = aot_memo_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, comm,
+                         aot_coll_bytes(AOT_COLL_REDUCE, 0, count, tsz, NULL), commute, &s, &c);
+    if (memo == AOT_MEMO_NATIVE)
         return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
-    s = aot_enter(comm, AOT_FN_MPI_Reduce);
+    if (memo == AOT_MEMO_MISS)
+        s = aot_enter(comm, AOT_FN_MPI_Reduce);
     if (!s || root >= s->size)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
-    aot_choose(s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce,
+    aot_decide(memo, s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce,
                aot_coll_bytes(AOT_COLL_REDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
         rc = aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
@@ -732,7 +794,8 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo = AOT_MEMO_MISS;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
@@ -740,11 +803,12 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
 
     if (aot_plain_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather)
         || rcount < 0 || aot_type_size(rdt, &tsz) != MPI_SUCCESS
-        || aot_memo_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, comm,
-                         aot_coll_bytes(AOT_COLL_ALLGATHER, 0, rcount, tsz, NULL), 1)
-        || !(s = aot_enter(comm, AOT_FN_MPI_Allgather)))
+        || (memo = aot_memo_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, comm,
+                                 aot_coll_bytes(AOT_COLL_ALLGATHER, 0, rcount, tsz, NULL), 1,
+                                 &s, &c)) == AOT_MEMO_NATIVE
+        || (memo == AOT_MEMO_MISS && !(s = aot_enter(comm, AOT_FN_MPI_Allgather))))
         return PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_choose(s, comm, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather,
+    aot_decide(memo, s, comm, AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather,
                aot_coll_bytes(AOT_COLL_ALLGATHER, s->size, rcount, tsz, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHER)
         rc = PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -792,7 +856,8 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
 int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                       MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo = AOT_MEMO_MISS;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc;
@@ -800,11 +865,12 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
 
     if (aot_plain_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall)
         || rcount < 0 || aot_type_size(rdt, &tsz) != MPI_SUCCESS
-        || aot_memo_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, comm,
-                         aot_coll_bytes(AOT_COLL_ALLTOALL, 0, rcount, tsz, NULL), 1)
-        || !(s = aot_enter(comm, AOT_FN_MPI_Alltoall)))
+        || (memo = aot_memo_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, comm,
+                                 aot_coll_bytes(AOT_COLL_ALLTOALL, 0, rcount, tsz, NULL), 1,
+                                 &s, &c)) == AOT_MEMO_NATIVE
+        || (memo == AOT_MEMO_MISS && !(s = aot_enter(comm, AOT_FN_MPI_Alltoall))))
         return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
-    aot_choose(s, comm, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall,
+    aot_decide(memo, s, comm, AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall,
                aot_coll_bytes(AOT_COLL_ALLTOALL, s->size, rcount, tsz, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLTOALL)
         rc = PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -908,13 +974,46 @@ static int aot_a2av_bytes(struct aot_comm_state *s, MPI_Comm comm, const int *sc
     return MPI_SUCCESS;
 }
 
-/* After an alltoallv that may agree: its time, into the mean a call takes (the latest 8). */
+/* Whether an alltoallv call is timed for the agreements' cost (aot_a2av_bytes): the last
+ * AOT_A2AV_TIMED calls before each agreement, where the bytes matter.  Two clock reads are
+ * 40-50 ns, a few percent of a small alltoallv, so the calls in between are not timed. */
+#define AOT_A2AV_TIMED 8
+
+static inline int aot_a2av_times(const struct aot_a2av_agreed *a)
+{
+    return a->matters && a->next - a->calls < AOT_A2AV_TIMED;
+}
+
+/* After a timed alltoallv: its time, into the mean a call takes (the latest 8 timed). */
 static void aot_a2av_timed(struct aot_comm_state *s, double t0)
 {
     struct aot_a2av_agreed *a = &s->a2av;
     double t = PMPI_Wtime() - t0;
 
     a->call_s = a->call_s > 0 ? a->call_s + (t - a->call_s) / 8 : t;
+}
+
+/* Alltoallv's memory (aot_memo, slot 0): the decision for the bytes the ranks last agreed on
+ * (0 where they do not matter), until the next agreement is due.  The call is counted as the
+ * full path counts it, and *s is set. */
+static inline enum aot_memo_hit aot_a2av_memo_call(MPI_Comm comm, struct aot_comm_state **s,
+                                                   struct aot_coll_choice *c)
+{
+    const struct aot_memo *m = &aot_memo[AOT_COLL_ALLTOALLV][0];
+    struct aot_a2av_agreed *a;
+
+    if (!aot_memo_holds(m, comm))
+        return AOT_MEMO_MISS;
+    a = &m->s->a2av;
+    if (a->gen != m->gen
+        || (a->matters ? a->calls == a->next || a->skewed || a->bytes != m->bytes
+                       : m->bytes != 0))
+        return AOT_MEMO_MISS;
+    if (a->matters)
+        a->calls++;
+    *s = m->s;
+    c->alg = AOT_COLL_ALLTOALLV;
+    return aot_memo_answer(m, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, m->bytes, s, c);
 }
 
 /* Alltoallv algorithms read a copy of the receive buffer. */
@@ -952,53 +1051,65 @@ int aot_coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                        MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     struct aot_coll_ctx ctx;
     uint64_t bytes = 0;
     double t0;
-    int rc;
+    int rc, timed;
 
     if (aot_plain_call(AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv)
-        || !(s = aot_enter(comm, AOT_FN_MPI_Alltoallv)))
+        || ((memo = aot_a2av_memo_call(comm, &s, &c)) == AOT_MEMO_MISS
+            && !(s = aot_enter(comm, AOT_FN_MPI_Alltoallv))))
         return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-    rc = aot_a2av_bytes(s, comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
-                        sbuf == MPI_IN_PLACE ? rdt : sdt, &bytes);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (bytes == UINT64_MAX) {
-        aot_stats_pass(AOT_FN_MPI_Alltoallv, AOT_PASS_SKEWED);
-        t0 = PMPI_Wtime();
-        rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
-        aot_a2av_timed(s, t0);
-        return rc;
+    if (memo != AOT_MEMO_MISS) {
+        oc.k = NULL;
+    } else {
+        rc = aot_a2av_bytes(s, comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
+                            sbuf == MPI_IN_PLACE ? rdt : sdt, &bytes);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (bytes == UINT64_MAX) {
+            aot_stats_pass(AOT_FN_MPI_Alltoallv, AOT_PASS_SKEWED);
+            timed = aot_a2av_times(&s->a2av);
+            t0 = timed ? PMPI_Wtime() : 0;
+            rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt,
+                                comm);
+            if (timed)
+                aot_a2av_timed(s, t0);
+            return rc;
+        }
+        aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, bytes, 1, &c, &oc);
     }
-    aot_choose(s, comm, AOT_COLL_ALLTOALLV, AOT_FN_MPI_Alltoallv, bytes, 1, &c, &oc);
-    t0 = s->a2av.matters ? PMPI_Wtime() : 0;
+    timed = aot_a2av_times(&s->a2av);
+    t0 = timed ? PMPI_Wtime() : 0;
     if (c.alg == AOT_COLL_ALLTOALLV)
         rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
         rc = aot_run_alltoallv_alg(s, &c, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
                                    rdt, &ctx);
-    if (s->a2av.matters)
+    if (timed)
         aot_a2av_timed(s, t0);
     return aot_online_done(s, comm, &oc, rc);
 }
 
 int aot_coll_barrier(MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo = AOT_MEMO_MISS;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     struct aot_coll_ctx ctx;
     int rc;
 
     if (aot_plain_call(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier)
-        || aot_memo_call(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, comm, 0, 1)
-        || !(s = aot_enter(comm, AOT_FN_MPI_Barrier)))
+        || (memo = aot_memo_call(AOT_COLL_BARRIER, AOT_FN_MPI_Barrier, comm, 0, 1, &s, &c))
+           == AOT_MEMO_NATIVE
+        || (memo == AOT_MEMO_MISS && !(s = aot_enter(comm, AOT_FN_MPI_Barrier))))
         return PMPI_Barrier(comm);
-    aot_choose(s, comm, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier,
+    aot_decide(memo, s, comm, AOT_COLL_BARRIER, AOT_FN_MPI_Barrier,
                aot_coll_bytes(AOT_COLL_BARRIER, s->size, 0, 0, NULL), 1, &c, &oc);
     if (c.alg == AOT_COLL_BARRIER)
         rc = PMPI_Barrier(comm);

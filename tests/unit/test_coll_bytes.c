@@ -112,7 +112,7 @@ START_TEST(test_a2av_bytes)
 END_TEST
 
 /* The calls between agreements: doubling while the choice holds, up to the cap, 1 after a
- * change, and never so few that the agreements cost more than 2 % of the calls. */
+ * change, and never so few that the agreements cost more than 0.5 % of the calls. */
 START_TEST(test_a2av_interval)
 {
     int n = 0;
@@ -125,11 +125,12 @@ START_TEST(test_a2av_interval)
     }
     ck_assert_int_eq(aot_coll_a2av_interval(n, 1, 0), AOT_COLL_A2AV_MAX_INTERVAL);
     ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 0), 1);
-    /* an agreement as long as a call: 50 calls apart even after a change; 21 per mille: 2 */
-    ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 1000), 50);
-    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 21), 2);
-    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 20), 1);
-    ck_assert_int_eq(aot_coll_a2av_interval(4, 1, 100), 8);
+    /* an agreement as long as a call: 200 calls apart even after a change; 6 per mille: 2 */
+    ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 1000), 200);
+    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 6), 2);
+    ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 5), 1);
+    ck_assert_int_eq(aot_coll_a2av_interval(4, 1, 100), 20);
+    ck_assert_int_eq(aot_coll_a2av_interval(16, 1, 100), 32);
     /* dearer than the cap allows: the cap */
     ck_assert_int_eq(aot_coll_a2av_interval(1, 0, UINT64_MAX), AOT_COLL_A2AV_MAX_INTERVAL);
 }

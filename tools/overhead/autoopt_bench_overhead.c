@@ -9,11 +9,13 @@
  * the blocks.  A ping-pong iteration makes two calls per rank (send and receive), so the added
  * time per call is half the difference of the round-trip times.  For allreduce and bcast
  * each iteration is one call (a 4-B broadcast from rank 0, back to back); the row "allreduce
- * 8-64 B" calls four sizes in turn.  Under
- * AUTOOPT_TUNING=tools/overhead/native-rules.tune every collective is routed by a rule that
- * names MPI's own algorithm: the cost of the decision path instead of the default's
- * pass-through.  A last row times MPI_Iprobe(MPI_PROC_NULL), which communicates nothing, to
- * show the wrapper's own cost without the network's noise.  The "chain" row compares 4
+ * 8-64 B" calls four sizes in turn, and the row "alltoallv 4 B" sends 4 bytes to each rank.
+ * Under AUTOOPT_TUNING=tools/overhead/native-rules.tune every collective is routed by a rule
+ * that names MPI's own algorithm: the cost of the decision path instead of the default's
+ * pass-through.  Under tools/overhead/sized-rules.tune allreduce and bcast run algorithms of
+ * autoopt's and alltoallv's rules differ by size (its ranks agree on the blocks).  A last row
+ * times MPI_Iprobe(MPI_PROC_NULL), which communicates nothing, to show the wrapper's own cost
+ * without the network's noise.  The "chain" row compares 4
  * MPI_Sendrecv per iteration (a chain, in the default configuration) with the hand-written
  * PMPI_Irecv/PMPI_Isend/PMPI_Waitall version; its added time is per MPI_Sendrecv.  The
  * "site" row is a ping-pong of 64 KiB, which paging would convert: each call site's benefit
@@ -139,6 +141,25 @@ static double allreduce_sizes(int use_pmpi, int iters)
 
 /* One row for a collective timed one call per iteration: a warm-up of each kind, then blocks
  * of native (PMPI_*) and intercepted calls in turns; medians, time added per call. */
+/* Alltoallv of 4 bytes to each of the 2 ranks (the row "alltoallv 4 B"). */
+static double alltoallv(int use_pmpi, int iters)
+{
+    static const int counts[2] = {4, 4}, displs[2] = {0, 4};
+    char in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
+    double t0;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (use_pmpi)
+            PMPI_Alltoallv(in, counts, displs, MPI_BYTE, out, counts, displs, MPI_BYTE,
+                           MPI_COMM_WORLD);
+        else
+            MPI_Alltoallv(in, counts, displs, MPI_BYTE, out, counts, displs, MPI_BYTE,
+                          MPI_COMM_WORLD);
+    }
+    return (MPI_Wtime() - t0) / iters;
+}
+
 static void collective_row(const char *label, double (*timed)(int use_pmpi, int iters),
                            int blocks, int iters, double *tn, double *ta, int rank)
 {
@@ -263,6 +284,7 @@ int main(int argc, char **argv)
     collective_row("allreduce 8 B", allreduce, blocks, iters, tn, ta, rank);
     collective_row("allreduce 8-64 B", allreduce_sizes, blocks, iters, tn, ta, rank);
     collective_row("bcast 4 B", bcast, blocks, iters, tn, ta, rank);
+    collective_row("alltoallv 4 B", alltoallv, blocks, iters, tn, ta, rank);
     {
         double *cs = calloc(4 * CHAIN_N, sizeof(double)), *cr = calloc(4 * CHAIN_N, sizeof(double));
         double sink = 0;

@@ -4,8 +4,8 @@
  * `simple`, from 1 KiB `ring`, and a call whose largest block is more than twice the mean runs
  * natively.  Every call's result is compared with MPI's own alltoallv of the same buffers;
  * CMake checks that each choice ran and that the ranks agreed less often than they called.
- * Agreements are at most 64 calls apart (AOT_COLL_A2AV_MAX_INTERVAL), so each steady part
- * below runs 100 calls and reaches an agreement of its own.
+ * Agreements are at most AOT_COLL_A2AV_MAX_INTERVAL calls apart, so each steady part below
+ * runs STEADY calls, more than that, and reaches an agreement of its own.
  *   1. Equal blocks of 4 KiB: ring.
  *   2. Mean blocks of 384 bytes (blocks of one and two units by parity of sender + receiver):
  *      simple.
@@ -21,6 +21,10 @@
 #include <string.h>
 
 #include "aot_test.h"
+
+/* AOT_COLL_A2AV_MAX_INTERVAL (collectives/coll_bytes.h) is 256: a part shorter than that may
+ * end before it agrees, and then its choice does not run (CMake's check fails). */
+#define STEADY 300
 
 static int rank, size;
 
@@ -71,22 +75,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "coll_a2av: run with 4 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    for (int k = 0; k < 100; k++) {
+    for (int k = 0; k < STEADY; k++) {
         for (int j = 0; j < size; j++)
             counts[j] = 1024;
         one_call(counts, "equal 4 KiB blocks");
     }
-    for (int k = 0; k < 100; k++) {
+    for (int k = 0; k < STEADY; k++) {
         for (int j = 0; j < size; j++)
             counts[j] = (rank + j) % 2 ? 128 : 64;       /* ints: a mean of 384 bytes */
         one_call(counts, "small blocks");
     }
-    for (int k = 0; k < 100; k++) {
+    for (int k = 0; k < STEADY; k++) {
         for (int j = 0; j < size; j++)
             counts[j] = rank == 0 && j == 1 ? 16384 : 256;
         one_call(counts, "skewed");
     }
-    for (int k = 0; k < 100; k++) {
+    for (int k = 0; k < STEADY; k++) {
         for (int j = 0; j < size; j++)
             counts[j] = rank == 0 ? 375 : 225;  /* 1500 and 900 bytes */
         one_call(counts, "mean from all ranks");

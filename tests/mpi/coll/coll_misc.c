@@ -15,7 +15,9 @@
  *    coll.communicators.memo's tuning file a broadcast on 2 ranks runs MPI's own algorithm and
  *    on more ranks binomial, and a rank that kept the first decision for the handle
  *    (collectives/coll_run.c, aot_memo_call) would run MPI's while the others run binomial:
- *    the job would hang or broadcast the wrong data.
+ *    the job would hang or broadcast the wrong data.  The other way round, a rank that kept
+ *    the 4-rank communicator's binomial decision, and with it that communicator's freed state,
+ *    for the next 2-rank communicator given its handle would run binomial on freed memory.
  * Run with 2 or more ranks.
  */
 #include <stdio.h>
