@@ -339,24 +339,6 @@ static __thread MPI_Datatype aot_last_type __attribute__((tls_model("initial-exe
     = MPI_DATATYPE_NULL;
 static __thread int aot_last_type_size __attribute__((tls_model("initial-exec")));
 
-static int aot_predefined_type(MPI_Datatype dt)
-{
-    static const MPI_Datatype known[] = {
-        MPI_DOUBLE, MPI_FLOAT, MPI_INT, MPI_CHAR, MPI_BYTE, MPI_LONG, MPI_LONG_LONG,
-        MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UNSIGNED_CHAR,
-        MPI_SIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_LONG_DOUBLE, MPI_INT8_T,
-        MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
-        MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_INTEGER,
-        MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
-        MPI_CHARACTER,
-    };
-
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-        if (dt == known[i])
-            return 1;
-    return 0;
-}
-
 static inline int aot_type_size(MPI_Datatype dt, int *size)
 {
     int rc;
@@ -366,7 +348,7 @@ static inline int aot_type_size(MPI_Datatype dt, int *size)
         return MPI_SUCCESS;
     }
     rc = PMPI_Type_size(dt, size);
-    if (rc == MPI_SUCCESS && aot_predefined_type(dt)) {
+    if (rc == MPI_SUCCESS && aot_coll_predefined(dt)) {
         aot_last_type = dt;
         aot_last_type_size = *size;
     }

@@ -17,15 +17,50 @@
 #include "coll_engines.h"
 #include "coll_util.h"
 
+int aot_coll_predefined(MPI_Datatype dt)
+{
+    static const MPI_Datatype known[] = {
+        MPI_DOUBLE, MPI_FLOAT, MPI_INT, MPI_CHAR, MPI_BYTE, MPI_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UNSIGNED_CHAR,
+        MPI_SIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_LONG_DOUBLE, MPI_INT8_T,
+        MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+        MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_INTEGER,
+        MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
+        MPI_CHARACTER,
+    };
+
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (dt == known[i])
+            return 1;
+    return 0;
+}
+
+/* The last predefined datatype's figures, per thread: a predefined datatype never changes and
+ * is never freed.  The three queries cost MPICH 4.0.2 about 250 instructions, half of what a
+ * routed broadcast of a few bytes spent in autoopt on each call. */
+static __thread MPI_Datatype aot_dt_last __attribute__((tls_model("initial-exec")))
+    = MPI_DATATYPE_NULL;
+static __thread struct aot_dt aot_dt_last_figures __attribute__((tls_model("initial-exec")));
+
 int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d)
 {
-    int rc = PMPI_Type_size(dt, &d->size);
+    int rc;
+
+    if (dt == aot_dt_last && dt != MPI_DATATYPE_NULL) {
+        *d = aot_dt_last_figures;
+        return MPI_SUCCESS;
+    }
+    rc = PMPI_Type_size(dt, &d->size);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_get_extent(dt, &d->lb, &d->extent);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_get_true_extent(dt, &d->true_lb, &d->true_extent);
     d->contig = rc == MPI_SUCCESS && (MPI_Aint) d->size == d->true_extent
                 && d->extent == d->true_extent;
+    if (rc == MPI_SUCCESS && aot_coll_predefined(dt)) {
+        aot_dt_last = dt;
+        aot_dt_last_figures = *d;
+    }
     return rc;
 }
 

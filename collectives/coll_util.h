@@ -25,6 +25,9 @@ struct aot_dt {
     int contig;                    /* count elements are size*count bytes at buf + true_lb */
 };
 int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d);
+/* 1 when dt is one of the predefined datatypes a program commonly passes (C and Fortran
+ * basic types), whose figures callers may remember: such a handle never changes. */
+int aot_coll_predefined(MPI_Datatype dt);
 
 /* Element i of a buffer of elements of extent ext. */
 #define AOT_AT(buf, i, ext) ((void *) ((char *) (buf) + (MPI_Aint) (i) * (MPI_Aint) (ext)))
