@@ -264,7 +264,8 @@ static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
  * communicator with autoopt's state is freed (aot_comm_delete), so a handle MPI reuses never
  * matches and the state it holds is never stale.  Off when a call must be seen (online
  * tuning, trace, AUTOOPT_VERBOSE).  Alltoallv keeps one entry, in slot 0, for the bytes its
- * ranks last agreed on (aot_a2av_memo_call). */
+ * ranks last agreed on (aot_a2av_memo_call), and allgatherv one, whose bytes need the
+ * communicator's size (aot_allgatherv_memo_call). */
 struct aot_memo {
     unsigned gen, comm_gen;     /* aot_policy_gen and aot_comm_gen when stored; 0: empty */
     MPI_Comm comm;
@@ -509,7 +510,8 @@ static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_ki
     if (aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c) == AOT_PASS_NO_SUBSYSTEM
         && aot_memo_on) {
         struct aot_memo *m
-            = &aot_memo[kind][kind == AOT_COLL_ALLTOALLV ? 0 : aot_memo_slot(bytes)];
+            = &aot_memo[kind][kind == AOT_COLL_ALLTOALLV || kind == AOT_COLL_ALLGATHERV
+                              ? 0 : aot_memo_slot(bytes)];
         m->comm = comm;
         m->bytes = bytes;
         m->commutative = commutative;
@@ -799,10 +801,27 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     return aot_online_done(s, comm, &oc, rc);
 }
 
+/* Allgatherv's memory (aot_memo, slot 0): its bytes are the mean receive count's, which takes
+ * the communicator's size, so the entry is found by the communicator and the state it holds
+ * gives the size.  Counted as the full path counts; *s is set. */
+static inline enum aot_memo_hit aot_allgatherv_memo_call(MPI_Comm comm, const int *rcounts,
+                                                         int tsz, struct aot_comm_state **s,
+                                                         struct aot_coll_choice *c)
+{
+    const struct aot_memo *m = &aot_memo[AOT_COLL_ALLGATHERV][0];
+
+    if (!aot_memo_holds(m, comm)
+        || m->bytes != aot_coll_bytes(AOT_COLL_ALLGATHERV, m->s->size, 0, tsz, rcounts))
+        return AOT_MEMO_MISS;
+    *s = m->s;
+    return aot_memo_answer(m, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv, m->bytes, s, c);
+}
+
 int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                         const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct aot_comm_state *s;
+    enum aot_memo_hit memo;
+    struct aot_comm_state *s = NULL;
     struct aot_online_call oc;
     struct aot_coll_choice c;
     int tsz, rc, inter = 1;
@@ -814,10 +833,13 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
         return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter
                ? aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm)
                : PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
-    s = aot_enter(comm, AOT_FN_MPI_Allgatherv);
-    if (!s || PMPI_Type_size(rdt, &tsz) != MPI_SUCCESS)
+    if (aot_type_size(rdt, &tsz) != MPI_SUCCESS
+        || ((memo = aot_allgatherv_memo_call(comm, rcounts, tsz, &s, &c)) == AOT_MEMO_MISS
+            && !(s = aot_enter(comm, AOT_FN_MPI_Allgatherv))))
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
-    aot_choose(s, comm, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
+    if (memo == AOT_MEMO_NATIVE)  /* an intracommunicator's: the workaround applies */
+        return aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    aot_decide(memo, s, comm, AOT_COLL_ALLGATHERV, AOT_FN_MPI_Allgatherv,
                aot_coll_bytes(AOT_COLL_ALLGATHERV, s->size, 0, tsz, rcounts), 1, &c, &oc);
     if (c.alg == AOT_COLL_ALLGATHERV) {  /* with the MPICH one-rank workaround, see native.c */
         rc = aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
