@@ -321,8 +321,8 @@ static inline enum aot_memo_hit aot_memo_call(enum aot_coll_kind kind, int fn, M
 
 /* The two queries a routed call makes before aot_memo_call, without asking MPI where the
  * answer cannot change: every predefined reduction operation is commutative (MPI 4.0,
- * section 6.9.2), and a predefined datatype's size is remembered per thread from its last
- * query.  Predefined handles are never freed, so neither answer can go stale.  MPICH 4.0.2
+ * section 6.9.2), and a predefined datatype's size comes from aot_coll_type_size's per-thread
+ * memory (coll_util.h).  Predefined handles are never freed, so neither answer can go stale.  MPICH 4.0.2
  * spends about 5 ns in PMPI_Type_size and 7 ns in PMPI_Op_commutative, which a 2-rank
  * allreduce of 8 B pays twice over (each rank's delay holds up the other). */
 static inline int aot_op_commutative(MPI_Op op, int *commute)
@@ -334,26 +334,6 @@ static inline int aot_op_commutative(MPI_Op op, int *commute)
         return MPI_SUCCESS;
     }
     return PMPI_Op_commutative(op, commute);
-}
-
-static __thread MPI_Datatype aot_last_type __attribute__((tls_model("initial-exec")))
-    = MPI_DATATYPE_NULL;
-static __thread int aot_last_type_size __attribute__((tls_model("initial-exec")));
-
-static inline int aot_type_size(MPI_Datatype dt, int *size)
-{
-    int rc;
-
-    if (dt == aot_last_type && dt != MPI_DATATYPE_NULL) {
-        *size = aot_last_type_size;
-        return MPI_SUCCESS;
-    }
-    rc = PMPI_Type_size(dt, size);
-    if (rc == MPI_SUCCESS && aot_coll_predefined(dt)) {
-        aot_last_type = dt;
-        aot_last_type_size = *size;
-    }
-    return rc;
 }
 
 /* A tuning file with rules for kind but none for communicators of this size was probably
@@ -690,7 +670,7 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce)
-        || count < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS
+        || count < 0 || aot_coll_type_size(dt, &tsz) != MPI_SUCCESS
         || aot_op_commutative(op, &commute) != MPI_SUCCESS
         || (memo = aot_memo_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, comm,
                                  aot_coll_bytes(AOT_COLL_ALLREDUCE, 0, count, tsz, NULL),
@@ -718,7 +698,7 @@ int aot_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 
     if (aot_plain_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast))
         return PMPI_Bcast(buf, count, dt, root, comm);
-    if (count < 0 || root < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS)
+    if (count < 0 || root < 0 || aot_coll_type_size(dt, &tsz) != MPI_SUCCESS)
         return PMPI_Bcast(buf, count, dt, root, comm);
     bytes = aot_coll_bytes(AOT_COLL_BCAST, 0, count, tsz, NULL);
     memo = aot_memo_call(AOT_COLL_BCAST, AOT_FN_MPI_Bcast, comm, bytes, 1, &s, &c);
@@ -755,7 +735,7 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 
     if (aot_plain_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce))   /* in-place workaround: native.c */
         return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
-    if (count < 0 || root < 0 || aot_type_size(dt, &tsz) != MPI_SUCCESS
+    if (count < 0 || root < 0 || aot_coll_type_size(dt, &tsz) != MPI_SUCCESS
         || aot_op_commutative(op, &commute) != MPI_SUCCESS)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
     memo = aot_memo_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, comm,
@@ -786,7 +766,7 @@ int aot_coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather)
-        || rcount < 0 || aot_type_size(rdt, &tsz) != MPI_SUCCESS
+        || rcount < 0 || aot_coll_type_size(rdt, &tsz) != MPI_SUCCESS
         || (memo = aot_memo_call(AOT_COLL_ALLGATHER, AOT_FN_MPI_Allgather, comm,
                                  aot_coll_bytes(AOT_COLL_ALLGATHER, 0, rcount, tsz, NULL), 1,
                                  &s, &c)) == AOT_MEMO_NATIVE
@@ -833,7 +813,7 @@ int aot_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
         return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter
                ? aot_allgatherv_pmpi(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm)
                : PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
-    if (aot_type_size(rdt, &tsz) != MPI_SUCCESS
+    if (aot_coll_type_size(rdt, &tsz) != MPI_SUCCESS
         || ((memo = aot_allgatherv_memo_call(comm, rcounts, tsz, &s, &c)) == AOT_MEMO_MISS
             && !(s = aot_enter(comm, AOT_FN_MPI_Allgatherv))))
         return PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
@@ -868,7 +848,7 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall)
-        || rcount < 0 || aot_type_size(rdt, &tsz) != MPI_SUCCESS
+        || rcount < 0 || aot_coll_type_size(rdt, &tsz) != MPI_SUCCESS
         || (memo = aot_memo_call(AOT_COLL_ALLTOALL, AOT_FN_MPI_Alltoall, comm,
                                  aot_coll_bytes(AOT_COLL_ALLTOALL, 0, rcount, tsz, NULL), 1,
                                  &s, &c)) == AOT_MEMO_NATIVE

@@ -35,12 +35,12 @@ int aot_coll_predefined(MPI_Datatype dt)
     return 0;
 }
 
-/* The last predefined datatype's figures, per thread: a predefined datatype never changes and
- * is never freed.  The three queries cost MPICH 4.0.2 about 250 instructions, half of what a
- * routed broadcast of a few bytes spent in autoopt on each call. */
-static __thread MPI_Datatype aot_dt_last __attribute__((tls_model("initial-exec")))
-    = MPI_DATATYPE_NULL;
-static __thread struct aot_dt aot_dt_last_figures __attribute__((tls_model("initial-exec")));
+/* The last predefined datatype's figures, per thread (coll_util.h, aot_coll_type_size): a
+ * predefined datatype never changes and is never freed.  The three queries cost MPICH 4.0.2
+ * about 250 instructions, half of what a routed broadcast of a few bytes spent in autoopt on
+ * each call. */
+__thread MPI_Datatype aot_dt_last __attribute__((tls_model("initial-exec"))) = MPI_DATATYPE_NULL;
+__thread struct aot_dt aot_dt_last_figures __attribute__((tls_model("initial-exec")));
 
 int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d)
 {
@@ -61,6 +61,18 @@ int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d)
         aot_dt_last = dt;
         aot_dt_last_figures = *d;
     }
+    return rc;
+}
+
+int aot_coll_type_size_miss(MPI_Datatype dt, int *size)
+{
+    struct aot_dt d;
+    int rc;
+
+    if (!aot_coll_predefined(dt))
+        return PMPI_Type_size(dt, size);
+    rc = aot_coll_dt(dt, &d);         /* fills the cache: asked once per predefined type */
+    *size = d.size;
     return rc;
 }
 

@@ -29,6 +29,21 @@ int aot_coll_dt(MPI_Datatype dt, struct aot_dt *d);
  * basic types), whose figures callers may remember: such a handle never changes. */
 int aot_coll_predefined(MPI_Datatype dt);
 
+/* The size alone, from the same per-thread memory of the last predefined type aot_coll_dt
+ * keeps (coll_util.c): a hit costs two compares, a miss on a predefined type fills the memory,
+ * any other type asks PMPI_Type_size only. */
+extern __thread MPI_Datatype aot_dt_last __attribute__((tls_model("initial-exec")));
+extern __thread struct aot_dt aot_dt_last_figures __attribute__((tls_model("initial-exec")));
+int aot_coll_type_size_miss(MPI_Datatype dt, int *size);
+static inline int aot_coll_type_size(MPI_Datatype dt, int *size)
+{
+    if (dt == aot_dt_last && dt != MPI_DATATYPE_NULL) {
+        *size = aot_dt_last_figures.size;
+        return MPI_SUCCESS;
+    }
+    return aot_coll_type_size_miss(dt, size);
+}
+
 /* Element i of a buffer of elements of extent ext. */
 #define AOT_AT(buf, i, ext) ((void *) ((char *) (buf) + (MPI_Aint) (i) * (MPI_Aint) (ext)))
 
