@@ -37,7 +37,11 @@
  * by an untimed PMPI_Barrier, so that calls that do not synchronise (a broadcast's root, a
  * reduce's leaves) cannot overlap the next iteration; avg/min/max are over the ranks' mean
  * latencies.  Each size: a warm-up, then as many iterations as fit in --time-per-size seconds
- * (10 .. 10000, decided on rank 0 from the warm-up).
+ * (10 .. 10000, decided on rank 0 from the warm-up).  --back-to-back times the other way the
+ * tuner does (docs/tuning.md): the iterations in 10 turns of at least 256 calls (fewer where
+ * they would last more than 10 ms), each turn's calls in a row after one untimed barrier and
+ * timed together, as a program calls in a loop (a call may then overlap the next one, and gain
+ * or lose by it); with --same-launch the turns alternate with turns of PMPI_<Collective>.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -67,6 +71,7 @@ struct opts {
     const char *tuning;             /* --tuning FILE: one more run, "tuned", with this file */
     int cyclic;                     /* --cyclic S: measure on world's ranks dealt over S blocks */
     int same_launch;                /* --same-launch (worker): MPI's own in turns beside it */
+    int b2b;                        /* --back-to-back: calls in a row, as a program's loop */
 };
 
 #define MAX_REPEAT 64
@@ -113,7 +118,11 @@ static void usage(void)
             "                      over S switches numbers them (default: MPI_COMM_WORLD)\n"
             "  --single            measure MPI_<Collective> as it is (run under mpiexec)\n"
             "  --same-launch       with --single: time PMPI_<Collective> too, in turns with\n"
-            "                      the calls as made (the tuned run's same-launch native)\n");
+            "                      the calls as made (the tuned run's same-launch native)\n"
+            "  --back-to-back      time 10 turns of at least 256 calls (or 10 ms) in a row,\n"
+            "                      a barrier before each, as a program's loop calls (default:\n"
+            "                      a barrier after each call, as OSU times); the tuner keeps a\n"
+            "                      rule only if it wins both ways\n");
     exit(2);
 }
 
@@ -163,6 +172,12 @@ static void run_once(const char *c, void *sbuf, void *rbuf, int count, int p, in
 }
 
 #define SAME_TURNS 10   /* --same-launch: turns of each kind per size */
+/* --back-to-back: calls in a row at least, as the tuner's back-to-back way (B2B_CALLS and
+ * B2B_MAX_US in tools/tune/autoopt_tune.c): an algorithm whose calls do not synchronise (a
+ * pipelined chain, a linear reduce) can gain in a short run and lose in a long one, where its
+ * senders run ahead.  Fewer only where that many calls would last more than B2B_MAX_S. */
+#define B2B_CALLS 256
+#define B2B_MAX_S 0.01
 
 static int worker(const struct opts *o)
 {
@@ -194,6 +209,8 @@ static int worker(const struct opts *o)
     memset(rbuf, 0, (size_t) maxb * (size_t) p + 64);
     if (rank == 0) {
         printf("# autoopt-bench-coll %s: %s, %d ranks", o->coll, alg ? alg : "as is", p);
+        if (o->b2b)
+            printf(", back to back");
         if (o->cyclic > 1)
             printf(", dealt round-robin over %d blocks (--cyclic)", o->cyclic);
         printf("\n");
@@ -202,7 +219,7 @@ static int worker(const struct opts *o)
     }
     for (long bytes = o->min_size; bytes <= o->max_size; bytes = bytes ? bytes * 2 : 1) {
         long b = bytes;
-        int count, iters = 10;
+        int count, iters = 10, run_min = 1;
         double t0, mine, avg, mn, mx, same_avg = 0;
         if (kind == AOT_COLL_BARRIER)
             b = 0;
@@ -224,11 +241,18 @@ static int worker(const struct opts *o)
         if (rank == 0) {
             double n = mine > 0 ? o->time_per_size / mine : 10000;
             iters = n < 10 ? 10 : n > 10000 ? 10000 : (int) n;
+            n = mine > 0 ? B2B_MAX_S / mine : B2B_CALLS;
+            run_min = n > B2B_CALLS ? B2B_CALLS : n < 1 ? 1 : (int) n;
         }
-        PMPI_Bcast(&iters, 1, MPI_INT, 0, bench_comm);
+        {
+            int both[2] = {iters, run_min};
+            PMPI_Bcast(both, 2, MPI_INT, 0, bench_comm);
+            iters = both[0];
+            run_min = both[1];
+        }
         PMPI_Barrier(bench_comm);
         mine = 0;
-        if (!o->same_launch) {
+        if (!o->same_launch && !o->b2b) {
             for (int i = 0; i < iters; i++) {
                 t0 = MPI_Wtime();
                 run_once(o->coll, sbuf, rbuf, count, p, counts, displs, 0);
@@ -237,20 +261,35 @@ static int worker(const struct opts *o)
             }
             mine = mine * 1e6 / iters;
         } else {
-            /* turns of MPI's own collective (PMPI_*) and of the call as the program makes it,
-             * alternating, iters calls of each in all */
+            /* turns of per calls; with --same-launch, MPI's own collective (PMPI_*) and the
+             * call as the program makes it alternate, iters calls of each in all */
+            const int kinds = o->same_launch ? 2 : 1;
             int per = iters / SAME_TURNS > 0 ? iters / SAME_TURNS : 1;
             double nat = 0, nat_avg;
-            for (int turn = 0; turn < 2 * SAME_TURNS; turn++)
-                for (int i = 0; i < per; i++) {
-                    t0 = MPI_Wtime();
-                    run_once(o->coll, sbuf, rbuf, count, p, counts, displs, turn % 2 == 0);
-                    if (turn % 2 == 0)
-                        nat += MPI_Wtime() - t0;
-                    else
-                        mine += MPI_Wtime() - t0;
+            if (o->b2b && per < run_min)
+                per = run_min;
+            for (int turn = 0; turn < kinds * SAME_TURNS; turn++) {
+                const int pmpi = o->same_launch && turn % 2 == 0;
+                double spent = 0;
+                if (o->b2b) {
                     PMPI_Barrier(bench_comm);
+                    t0 = MPI_Wtime();
+                    for (int i = 0; i < per; i++)
+                        run_once(o->coll, sbuf, rbuf, count, p, counts, displs, pmpi);
+                    spent = MPI_Wtime() - t0;
+                } else {
+                    for (int i = 0; i < per; i++) {
+                        t0 = MPI_Wtime();
+                        run_once(o->coll, sbuf, rbuf, count, p, counts, displs, pmpi);
+                        spent += MPI_Wtime() - t0;
+                        PMPI_Barrier(bench_comm);
+                    }
                 }
+                if (pmpi)
+                    nat += spent;
+                else
+                    mine += spent;
+            }
             iters = per * SAME_TURNS;
             mine = mine * 1e6 / iters;
             nat = nat * 1e6 / iters;
@@ -343,10 +382,15 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
     if (pid == 0) {
         char cyc[16];
         const int tuned = !strcmp(spec, "tuned");
-        char *argv[] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
-                        "--max-size", maxb, "--time-per-size", tps, "--cyclic", cyc,
-                        tuned ? "--same-launch" : (char *) o->coll,
-                        tuned ? (char *) o->coll : NULL, NULL};
+        char *argv[20] = {(char *) o->mpiexec, "-n", np, self, "--single", "--min-size", minb,
+                          "--max-size", maxb, "--time-per-size", tps, "--cyclic", cyc};
+        int na = 13;
+        if (tuned)
+            argv[na++] = "--same-launch";
+        if (o->b2b)
+            argv[na++] = "--back-to-back";
+        argv[na++] = (char *) o->coll;
+        argv[na] = NULL;
         snprintf(cyc, sizeof(cyc), "%d", o->cyclic > 1 ? o->cyclic : 1);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
@@ -355,7 +399,7 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
             /* the emulated cluster: its own launcher, the same libraries passed explicitly
              * (--yield-lib only with --yield on: netcluster requires the file to exist) */
             char setvar[PATH_MAX + 32], setlabel[128], ppn[16];
-            char *ncargv[32];
+            char *ncargv[40];
             int k = 0;
             if (!strcmp(spec, "tuned"))
                 snprintf(setvar, sizeof(setvar), "AUTOOPT_TUNING=%s", o->tuning);
@@ -493,9 +537,12 @@ static int driver(const struct opts *o)
     else
         snprintf(platform, sizeof(platform), "one node, shared memory");
     printf("# autoopt-bench-coll %s on %d ranks; platform: %s; waiting policy: %s; "
-           "libautoopt: %s; best of %d repetition(s)\n", o->coll, o->np, platform,
+           "libautoopt: %s; best of %d repetition(s); timing: %s\n", o->coll, o->np, platform,
            use_yield ? "yield-when-idle (tools/yield) in every run" :
-           "MPICH's default busy polling in every run", o->lib, o->repeat);
+           "MPICH's default busy polling in every run", o->lib, o->repeat,
+           o->b2b ? "back to back (10 turns of >= 256 calls in a row, or 10 ms, a "
+                          "barrier between turns)"
+                  : "barrier-separated (OSU)");
     for (size_t i = 0; i < nalgs; i++)
         if (!strcmp(algs[i].coll, o->coll) && (!o->algs || listed(o->algs, algs[i].spec))) {
             if (!strcmp(algs[i].spec, "native"))
@@ -596,7 +643,7 @@ static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 int main(int argc, char **argv)
 {
     struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL,
-                     1, NULL, 0, 0};
+                     1, NULL, 0, 0, 0};
     char self[PATH_MAX];
     ssize_t n;
 
@@ -608,6 +655,8 @@ int main(int argc, char **argv)
             o.yield = 0;
         else if (!strcmp(a, "--same-launch"))
             o.same_launch = 1;
+        else if (!strcmp(a, "--back-to-back"))
+            o.b2b = 1;
         else if (i + 1 < argc && !strcmp(a, "--np"))
             o.np = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--algs"))
