@@ -322,9 +322,9 @@ static inline enum aot_memo_hit aot_memo_call(enum aot_coll_kind kind, int fn, M
 /* The two queries a routed call makes before aot_memo_call, without asking MPI where the
  * answer cannot change: every predefined reduction operation is commutative (MPI 4.0,
  * section 6.9.2), and a predefined datatype's size comes from aot_coll_type_size's per-thread
- * memory (coll_util.h).  Predefined handles are never freed, so neither answer can go stale.  MPICH 4.0.2
- * spends about 5 ns in PMPI_Type_size and 7 ns in PMPI_Op_commutative, which a 2-rank
- * allreduce of 8 B pays twice over (each rank's delay holds up the other). */
+ * memory (coll_util.h).  Predefined handles are never freed, so neither answer can go stale.
+ * MPICH 4.0.2 spends about 5 ns in PMPI_Type_size and 7 ns in PMPI_Op_commutative, which a
+ * 2-rank allreduce of 8 B pays twice over (each rank's delay holds up the other). */
 static inline int aot_op_commutative(MPI_Op op, int *commute)
 {
     if (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN || op == MPI_PROD || op == MPI_BAND
