@@ -147,6 +147,23 @@ START_TEST(test_calls)
 }
 END_TEST
 
+/* Back to back: AOT_TOOLS_B2B_CALLS calls in a row, fewer only where they would last more than
+ * AOT_TOOLS_B2B_MAX_S (rounded up), never fewer than asked (nor than 1). */
+START_TEST(test_b2b_calls)
+{
+    ck_assert_int_eq(AOT_TOOLS_B2B_CALLS, 256);
+    ck_assert_int_eq(aot_tools_b2b_calls(1e-6, 1), 256);        /* 256 calls: 0.26 ms */
+    ck_assert_int_eq(aot_tools_b2b_calls(0.0, 1), 256);         /* not measurable */
+    ck_assert_int_eq(aot_tools_b2b_calls(-1.0, 3), 256);
+    ck_assert_int_eq(aot_tools_b2b_calls(1e-4, 1), 100);        /* 10 ms / 100 us */
+    ck_assert_int_eq(aot_tools_b2b_calls(3e-4, 1), 34);         /* 33.3 rounds up */
+    ck_assert_int_eq(aot_tools_b2b_calls(3e-4, 50), 50);        /* the 1 ms repetition's k */
+    ck_assert_int_eq(aot_tools_b2b_calls(1e-6, 1000), 1000);
+    ck_assert_int_eq(aot_tools_b2b_calls(0.5, 1), 1);           /* one call longer than the cap */
+    ck_assert_int_eq(aot_tools_b2b_calls(0.5, 0), 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tools");
@@ -159,6 +176,7 @@ int main(void)
     tcase_add_test(tc, test_applies);
     tcase_add_test(tc, test_params);
     tcase_add_test(tc, test_calls);
+    tcase_add_test(tc, test_b2b_calls);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

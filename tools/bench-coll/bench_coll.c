@@ -30,18 +30,18 @@
  *
  * Sizes are bytes per message as a tuning file's rules count them (aot_tools_call_bytes,
  * tools/lib/aot_tools.h: the vector for allreduce, reduce and bcast, one rank's block for
- * allgather(v) and alltoall), and the calls are the tuner's (aot_tools_call_count: MPI_FLOAT
- * with MPI_SUM for the reductions, so they start at 4 B, MPI_CHAR otherwise, equal counts for
- * the v-variants).  Alltoallv's size is its (equal) block, the mean block its rules are
- * decided by; barrier has one line.  Timing as in the OSU micro-benchmarks: each iteration times one call and is followed
- * by an untimed PMPI_Barrier, so that calls that do not synchronise (a broadcast's root, a
- * reduce's leaves) cannot overlap the next iteration; avg/min/max are over the ranks' mean
+ * allgather(v) and alltoall), and the calls are the tuner's (aot_tools_call_count: MPI_FLOAT with
+ * MPI_SUM for the reductions, so they start at 4 B, MPI_CHAR otherwise, equal counts for the
+ * v-variants).  Alltoallv's size is its (equal) block, the mean block its rules are decided by;
+ * barrier has one line.  Timing as in the OSU micro-benchmarks: each iteration times one call and
+ * is followed by an untimed PMPI_Barrier, so that calls that do not synchronise (a broadcast's
+ * root, a reduce's leaves) cannot overlap the next iteration; avg/min/max are over the ranks' mean
  * latencies.  Each size: a warm-up, then as many iterations as fit in --time-per-size seconds
- * (10 .. 10000, decided on rank 0 from the warm-up).  --back-to-back times the other way the
- * tuner does (docs/tuning.md): the iterations in 10 turns of at least 256 calls (fewer where
- * they would last more than 10 ms), each turn's calls in a row after one untimed barrier and
- * timed together, as a program calls in a loop (a call may then overlap the next one, and gain
- * or lose by it); with --same-launch the turns alternate with turns of PMPI_<Collective>.
+ * (10 .. 10000, decided on rank 0 from the warm-up).  --back-to-back times the other way the tuner
+ * does (docs/tuning.md): the iterations in 10 turns of at least 256 calls (aot_tools_b2b_calls:
+ * fewer where they would last more than 10 ms), each turn's calls in a row after one untimed
+ * barrier and timed together, as a program calls in a loop (a call may then overlap the next one,
+ * and gain or lose by it); with --same-launch the turns alternate with turns of PMPI_<Collective>.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -172,12 +172,6 @@ static void run_once(const char *c, void *sbuf, void *rbuf, int count, int p, in
 }
 
 #define SAME_TURNS 10   /* --same-launch: turns of each kind per size */
-/* --back-to-back: calls in a row at least, as the tuner's back-to-back way (B2B_CALLS and
- * B2B_MAX_US in tools/tune/autoopt_tune.c): an algorithm whose calls do not synchronise (a
- * pipelined chain, a linear reduce) can gain in a short run and lose in a long one, where its
- * senders run ahead.  Fewer only where that many calls would last more than B2B_MAX_S. */
-#define B2B_CALLS 256
-#define B2B_MAX_S 0.01
 
 static int worker(const struct opts *o)
 {
@@ -241,8 +235,8 @@ static int worker(const struct opts *o)
         if (rank == 0) {
             double n = mine > 0 ? o->time_per_size / mine : 10000;
             iters = n < 10 ? 10 : n > 10000 ? 10000 : (int) n;
-            n = mine > 0 ? B2B_MAX_S / mine : B2B_CALLS;
-            run_min = n > B2B_CALLS ? B2B_CALLS : n < 1 ? 1 : (int) n;
+            /* --back-to-back: as many calls in a row as the tuner's back-to-back way */
+            run_min = aot_tools_b2b_calls(mine, 1);
         }
         {
             int both[2] = {iters, run_min};

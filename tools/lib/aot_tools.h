@@ -83,6 +83,16 @@ int aot_tools_call_type_size(int kind);
 int aot_tools_call_count(int kind, uint64_t bytes);
 uint64_t aot_tools_call_bytes(int kind, uint64_t bytes);
 
+/* Back to back, an algorithm whose calls do not synchronise (a pipelined chain, a linear
+ * reduce) can gain in a short run of calls and lose in a long one, where its senders run
+ * ahead (docs/tuning.md, "Back to back, in long runs").  autoopt-tune and autoopt-bench-coll
+ * therefore time at least AOT_TOOLS_B2B_CALLS calls in a row, fewer only where that many calls
+ * of call_s seconds each would last more than AOT_TOOLS_B2B_MAX_S, and never fewer than
+ * at_least (at least 1).  call_s <= 0 (not measurable): AOT_TOOLS_B2B_CALLS.  Pure (calls.c). */
+#define AOT_TOOLS_B2B_CALLS 256
+#define AOT_TOOLS_B2B_MAX_S 0.01
+int aot_tools_b2b_calls(double call_s, int at_least);
+
 /* ---------------------------------------------------------------- running an algorithm */
 
 /* A communicator prepared to run the repository's algorithms on, as libautoopt.so prepares a

@@ -4,6 +4,8 @@
  * library's objects.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
+
 #include "aot_tools.h"
 #include "coll_bytes.h"
 
@@ -27,4 +29,15 @@ uint64_t aot_tools_call_bytes(int kind, uint64_t bytes)
         return aot_coll_a2av_bytes(4 * block, block, 2, &skewed);
     }
     return aot_coll_bytes((enum aot_coll_kind) kind, 1, one, size, NULL);
+}
+
+int aot_tools_b2b_calls(double call_s, int at_least)
+{
+    double n = call_s > 0 ? ceil(AOT_TOOLS_B2B_MAX_S / call_s) : AOT_TOOLS_B2B_CALLS;
+
+    if (at_least < 1)
+        at_least = 1;
+    if (n > AOT_TOOLS_B2B_CALLS)
+        n = AOT_TOOLS_B2B_CALLS;
+    return n < at_least ? at_least : (int) n;
 }

@@ -592,12 +592,12 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
  * repetition (k chosen once so that k calls last about 1 ms): barrier-separated, k calls each
  * timed on its own and followed by an untimed barrier, so that a call that does not
  * synchronise (a broadcast's root, a reduction's leaves, a pipeline) cannot overlap the next
- * one, as OSU and autoopt-bench-coll time it; and back to back, at least B2B_CALLS calls in a
- * row after one barrier, timed together, as a program calls in a loop (there such a call may
- * overlap the next, and may gain or lose by it).  Each way's time is the mean over the ranks
- * of each rank's mean call time (the slowest rank's time adds the skew with which
- * oversubscribed ranks leave the barrier: docs/tuning.md).  Every rank holds the same sums,
- * so every rank decides alike.  After --min-reps repetitions, and after each further one, it
+ * one, as OSU and autoopt-bench-coll time it; and back to back, aot_tools_b2b_calls(tmax, k)
+ * calls in a row after one barrier, timed together, as a program calls in a loop (there such
+ * a call may overlap the next, and may gain or lose by it).  Each way's time is the mean over
+ * the ranks of each rank's mean call time (the slowest rank's time adds the skew with which
+ * oversubscribed ranks leave the barrier: docs/tuning.md).  Every rank holds the same sums, so
+ * every rank decides alike.  After --min-reps repetitions, and after each further one, it
  * stops when both medians' 95 % intervals of every candidate are within --tolerance, or at
  * --max-reps.  Candidates already measured (this run, or the raw file) are not measured again.
  * reps_cap: a smaller cap for the parameter probes.
@@ -614,12 +614,11 @@ static long raced;              /* candidates the race dropped before their poin
  * chain:segment=8192 broadcast took 0.54 x native's time per call in runs of 4 calls and
  * 1.28 x in runs of 256, and a 256 B linear reduce 0.8-0.99 x in runs of 64 and 1.2-1.7 x in
  * runs of 256 (docs/tuning.md, "Back to back, in long runs").  A program's loop runs long, so
- * the back-to-back way runs at least B2B_CALLS calls, whatever k the 1 ms repetition gives,
- * unless the slowest candidate's B2B_CALLS calls would last more than B2B_MAX_US: senders run
- * ahead with eager messages, which are small and fast, and a cap keeps large sizes (and the
+ * the back-to-back way runs as many calls in a row as autoopt-bench-coll --back-to-back
+ * (aot_tools_b2b_calls: at least AOT_TOOLS_B2B_CALLS, whatever k the 1 ms repetition gives,
+ * unless the slowest candidate's calls would last more than AOT_TOOLS_B2B_MAX_S): senders run
+ * ahead with eager messages, which are small and fast, and the cap keeps large sizes (and the
  * emulated cluster's calls of tens of milliseconds) from multiplying the tuning time. */
-#define B2B_CALLS 256
-#define B2B_MAX_US 10000.0
 
 /* The race (aot_tune_race) starts after this many repetitions: the least for which [min, max]
  * of each candidate's times is an interval worth comparing. */
@@ -683,8 +682,7 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
     if (k > 1000)
         k = 1000;
 
-    int kb = tmax > 0 ? (int) ceil(B2B_MAX_US * 1e-6 / tmax) : B2B_CALLS;
-    kb = kb > B2B_CALLS ? B2B_CALLS : kb < k ? k : kb;  /* calls in a row, back to back */
+    int kb = aot_tools_b2b_calls(tmax, k);     /* calls in a row, back to back */
     int reps = 0, cap = reps_cap < o.max_reps ? reps_cap : o.max_reps;
     unsigned char alive[MAX_CANDS], keep[MAX_CANDS];
     struct aot_tune_est est[MAX_CANDS], est_b2b[MAX_CANDS];
