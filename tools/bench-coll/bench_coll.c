@@ -41,7 +41,8 @@
  * does (docs/tuning.md): the iterations in 10 turns of at least 256 calls (aot_tools_b2b_calls:
  * fewer where they would last more than 10 ms), each turn's calls in a row after one untimed
  * barrier and timed together, as a program calls in a loop (a call may then overlap the next one,
- * and gain or lose by it); with --same-launch the turns alternate with turns of PMPI_<Collective>.
+ * and gain or lose by it); with --same-launch its turns and turns of PMPI_<Collective> go in ABBA
+ * order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -526,7 +527,7 @@ static int driver(const struct opts *o)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int use_yield = o->yield >= 0 ? o->yield : o->np > ncpu;
     int nt = 0, native = -1, tuned = -1, tables_ok = 1;
-    char platform[128];
+    char platform[128], timing[96];
 
     if (!tables || !names)
         return 1;
@@ -535,13 +536,13 @@ static int driver(const struct opts *o)
                  "(autoopt-netcluster)", o->ppn, o->ppn == 1 ? "" : "s");
     else
         snprintf(platform, sizeof(platform), "one node, shared memory");
+    snprintf(timing, sizeof(timing), "back to back (10 turns of >= %d calls in a row, or %g ms, "
+             "a barrier between turns)", AOT_TOOLS_B2B_CALLS, AOT_TOOLS_B2B_MAX_S * 1e3);
     printf("# autoopt-bench-coll %s on %d ranks; platform: %s; waiting policy: %s; "
            "libautoopt: %s; best of %d repetition(s); timing: %s\n", o->coll, o->np, platform,
            use_yield ? "yield-when-idle (tools/yield) in every run" :
            "MPICH's default busy polling in every run", o->lib, o->repeat,
-           o->b2b ? "back to back (10 turns of >= 256 calls in a row, or 10 ms, a "
-                          "barrier between turns)"
-                  : "barrier-separated (OSU)");
+           o->b2b ? timing : "barrier-separated (OSU)");
     for (size_t i = 0; i < nalgs; i++)
         if (!strcmp(algs[i].coll, o->coll) && (!o->algs || listed(o->algs, algs[i].spec))) {
             if (!strcmp(algs[i].spec, "native"))

@@ -609,17 +609,6 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
 static int out_of_time;
 static long raced;              /* candidates the race dropped before their point ended */
 
-/* Back to back, the time of an algorithm whose calls do not synchronise depends on how many
- * calls run in a row, because its senders run ahead: on 4 ranks sharing 2 cores, a 128 KiB
- * chain:segment=8192 broadcast took 0.54 x native's time per call in runs of 4 calls and
- * 1.28 x in runs of 256, and a 256 B linear reduce 0.8-0.99 x in runs of 64 and 1.2-1.7 x in
- * runs of 256 (docs/tuning.md, "Back to back, in long runs").  A program's loop runs long, so
- * the back-to-back way runs as many calls in a row as autoopt-bench-coll --back-to-back
- * (aot_tools_b2b_calls: at least AOT_TOOLS_B2B_CALLS, whatever k the 1 ms repetition gives,
- * unless the slowest candidate's calls would last more than AOT_TOOLS_B2B_MAX_S): senders run
- * ahead with eager messages, which are small and fast, and the cap keeps large sizes (and the
- * emulated cluster's calls of tens of milliseconds) from multiplying the tuning time. */
-
 /* The race (aot_tune_race) starts after this many repetitions: the least for which [min, max]
  * of each candidate's times is an interval worth comparing. */
 #define RACE_FROM 3
@@ -682,7 +671,17 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
     if (k > 1000)
         k = 1000;
 
-    int kb = aot_tools_b2b_calls(tmax, k);     /* calls in a row, back to back */
+    /* Back to back, the time of an algorithm whose calls do not synchronise depends on how many
+     * calls run in a row, because its senders run ahead: on 4 ranks sharing 2 cores, a 128 KiB
+     * chain:segment=8192 broadcast took 0.54 x native's time per call in runs of 4 calls and
+     * 1.28 x in runs of 256, and a 256 B linear reduce 0.8-0.99 x in runs of 64 and 1.2-1.7 x in
+     * runs of 256 (docs/tuning.md, "Back to back, in long runs").  A program's loop runs long, so
+     * the back-to-back way runs as many calls in a row as autoopt-bench-coll --back-to-back
+     * (aot_tools_b2b_calls: at least AOT_TOOLS_B2B_CALLS, whatever k the 1 ms repetition gives,
+     * unless the slowest candidate's calls would last more than AOT_TOOLS_B2B_MAX_S): senders run
+     * ahead with eager messages, which are small and fast, and the cap keeps large sizes (and the
+     * emulated cluster's calls of tens of milliseconds) from multiplying the tuning time. */
+    int kb = aot_tools_b2b_calls(tmax, k);
     int reps = 0, cap = reps_cap < o.max_reps ? reps_cap : o.max_reps;
     unsigned char alive[MAX_CANDS], keep[MAX_CANDS];
     struct aot_tune_est est[MAX_CANDS], est_b2b[MAX_CANDS];
