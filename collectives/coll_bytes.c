@@ -47,6 +47,8 @@ int aot_coll_a2av_interval(int prev, int same, uint64_t cost_permille)
                     + (cost_permille % AOT_COLL_A2AV_COST_PERMILLE != 0);
     int n = same && prev > 0 ? 2 * prev : 1;
 
+    if (n > AOT_COLL_A2AV_HOLD)
+        n = AOT_COLL_A2AV_HOLD;
     if ((uint64_t) n < need)
         n = need > AOT_COLL_A2AV_MAX_INTERVAL ? AOT_COLL_A2AV_MAX_INTERVAL : (int) need;
     return n > AOT_COLL_A2AV_MAX_INTERVAL ? AOT_COLL_A2AV_MAX_INTERVAL : n;

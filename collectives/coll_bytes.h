@@ -40,14 +40,20 @@ uint64_t aot_coll_a2av_bytes(uint64_t total, uint64_t max, int comm_size, int *s
  * shares: the previous interval (0 at the first agreement), whether this agreement gave the
  * same choice as the previous one, and the largest cost of an agreement on any rank, per mille
  * of its alltoallv call's time.  The interval doubles while the choice holds, up to
- * AOT_COLL_A2AV_MAX_INTERVAL, and is 1 (the next call agrees again) when it changed; it is
+ * AOT_COLL_A2AV_HOLD calls, and is 1 (the next call agrees again) when it changed; it is
  * never so short that agreements cost more than AOT_COLL_A2AV_COST_PERMILLE of the calls'
- * time.  Between agreements the calls reuse the latest figures, so a program whose alltoallv
- * changes its size runs up to an interval of calls with the choice of the former size.  An
- * agreement costs about as much as a small alltoallv (7 us on 4 ranks sharing 2 cores), so at
- * 5 per mille, far below the 3 % a tuned collective may lose to native, a small alltoallv
- * agrees every 200 calls or so; 2 % (once every 64 calls) had cost a 16-256 B alltoallv there
- * 1-2 %. */
+ * time, and never longer than AOT_COLL_A2AV_MAX_INTERVAL.  Between agreements the calls reuse
+ * the latest figures, so a program whose alltoallv changes its size runs up to an interval of
+ * calls with the choice of the former size: at most AOT_COLL_A2AV_HOLD calls where agreements
+ * are cheap against the calls, and no longer than about 1000 / AOT_COLL_A2AV_COST_PERMILLE
+ * agreements take where they are not.  An agreement costs about as much as a small alltoallv
+ * (7 us on 4 ranks sharing 2 cores), so at 5 per mille, far below the 3 % a tuned collective
+ * may lose to native, a small alltoallv agrees every 200 calls or so; 2 % (once every 64
+ * calls) had cost a 16-256 B alltoallv there 1-2 %.  The hold was 256 calls until 2026-11-28:
+ * a benchmark that doubles its size every few calls then ran most sizes with the choice of a
+ * smaller one (native at 32-256 KiB on the emulated cluster, where the rule is 1.6 x faster;
+ * docs/tuning-format.md). */
+#define AOT_COLL_A2AV_HOLD 4
 #define AOT_COLL_A2AV_MAX_INTERVAL 256
 #define AOT_COLL_A2AV_COST_PERMILLE 5
 int aot_coll_a2av_interval(int prev, int same, uint64_t cost_permille);

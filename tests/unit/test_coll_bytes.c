@@ -111,26 +111,33 @@ START_TEST(test_a2av_bytes)
 }
 END_TEST
 
-/* The calls between agreements: doubling while the choice holds, up to the cap, 1 after a
- * change, and never so few that the agreements cost more than 0.5 % of the calls. */
+/* The calls between agreements: doubling while the choice holds, up to the hold, 1 after a
+ * change, never so few that the agreements cost more than 0.5 % of the calls, never more than
+ * the cap. */
 START_TEST(test_a2av_interval)
 {
     int n = 0;
 
     n = aot_coll_a2av_interval(n, 1, 0);        /* the first agreement: "same" means nothing */
     ck_assert_int_eq(n, 1);
-    for (int want = 2; want <= AOT_COLL_A2AV_MAX_INTERVAL; want *= 2) {
+    for (int want = 2; want <= AOT_COLL_A2AV_HOLD; want *= 2) {
         n = aot_coll_a2av_interval(n, 1, 0);
         ck_assert_int_eq(n, want);
     }
-    ck_assert_int_eq(aot_coll_a2av_interval(n, 1, 0), AOT_COLL_A2AV_MAX_INTERVAL);
+    /* the choice holds on: the interval stays at the hold, so a size that changes is seen
+     * within AOT_COLL_A2AV_HOLD calls where agreements are cheap */
+    for (int i = 0; i < 20; i++)
+        n = aot_coll_a2av_interval(n, 1, 0);
+    ck_assert_int_eq(n, AOT_COLL_A2AV_HOLD);
     ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 0), 1);
     /* an agreement as long as a call: 200 calls apart even after a change; 6 per mille: 2 */
     ck_assert_int_eq(aot_coll_a2av_interval(n, 0, 1000), 200);
+    ck_assert_int_eq(aot_coll_a2av_interval(200, 1, 1000), 200);
     ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 6), 2);
     ck_assert_int_eq(aot_coll_a2av_interval(1, 0, 5), 1);
     ck_assert_int_eq(aot_coll_a2av_interval(4, 1, 100), 20);
-    ck_assert_int_eq(aot_coll_a2av_interval(16, 1, 100), 32);
+    ck_assert_int_eq(aot_coll_a2av_interval(16, 1, 100), 20);
+    ck_assert_int_eq(aot_coll_a2av_interval(2, 1, 10), AOT_COLL_A2AV_HOLD);
     /* dearer than the cap allows: the cap */
     ck_assert_int_eq(aot_coll_a2av_interval(1, 0, UINT64_MAX), AOT_COLL_A2AV_MAX_INTERVAL);
 }

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: tools/bench-coll/online-vs-offline.sh BUILD-DIR TUNING-FILE [RANKS] [JOBS] [ITERS] [OUT]
-#                                              [BASELINE-BUILD-DIR]
+#                                              [BASELINE-BUILD-DIR] [SEED-FILE]
 #   TUNING-FILE  the offline-tuned file (autoopt-tune) for this machine and RANKS
 #   RANKS        ranks on shared memory (default 4), yield-when-idle library in every mode
 #   JOBS         jobs per mode (default 5), the modes taking turns
@@ -12,12 +12,15 @@
 #   OUT          directory that keeps the raw lines and the online run's saved file
 #   BASELINE-BUILD-DIR  another build (the code before a change): its online and seeded modes
 #                run as online0 and seeded0, in the same turns, for a before/after comparison
-#                under the same load
+#                under the same load ("" for none)
+#   SEED-FILE    the file the seeded modes start from (default TUNING-FILE); give the shipped
+#                collectives/tables/builtin.tune to measure what a library built with
+#                -DAUTOOPT_BUILTIN_TUNING does under AUTOOPT_TUNE=online with no file of its own
 # Modes (all preload BUILD-DIR's libautoopt.so and libautoopt-yield.so):
 #   native    AUTOOPT_TUNING=none: MPI's own algorithms
 #   offline   AUTOOPT_TUNING=TUNING-FILE
 #   online    AUTOOPT_TUNE=online, no tuning file
-#   seeded    AUTOOPT_TUNE=online AUTOOPT_TUNING=TUNING-FILE: online tuning that starts from
+#   seeded    AUTOOPT_TUNE=online AUTOOPT_TUNING=SEED-FILE: online tuning that starts from
 #             the file's choices and explores their neighbourhood
 #   fixed     AUTOOPT_TUNING=the file the first online job saved (AUTOOPT_TUNE_SAVE): the same
 #             choices as online, without its timing and agreements
@@ -26,15 +29,16 @@
 # nothing there.
 set -eu
 if [ $# -lt 2 ]; then
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,/^set -eu/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 fi
 build=$1 file=$2 ranks=${3:-4} jobs=${4:-5} iters=${5:-1000} out=${6:-} baseline=${7:-}
+seed=${8:-$file}
 lib=$build/src/libautoopt.so
 yield=$build/tools/libautoopt-yield.so
 loop=$build/bin/autoopt-bench-online-loop
 lib0=${baseline:+$baseline/src/libautoopt.so}
-for f in "$lib" "$yield" "$loop" "$file" $lib0; do
+for f in "$lib" "$yield" "$loop" "$file" "$seed" $lib0; do
     [ -e "$f" ] || { echo "online-vs-offline.sh: $f: not found" >&2; exit 1; }
 done
 if [ -z "$out" ]; then
@@ -53,16 +57,16 @@ run() {   # mode, env...  (a mode ending in 0 runs the baseline's library)
     line=$(grep '^total_s ' "$out/job.out")
     echo "$mode $line" | tee -a "$out/raw.txt"
 }
-echo "# online_loop $iters iterations, $ranks ranks, shared memory, yield-when-idle (tools/yield) in every mode; $(date -u +%FT%TZ); $(uname -n); load average $(cut -d' ' -f1-3 /proc/loadavg)${baseline:+; baseline $baseline}" | tee "$out/raw.txt"
+echo "# online_loop $iters iterations, $ranks ranks, shared memory, yield-when-idle (tools/yield) in every mode; $(date -u +%FT%TZ); $(uname -n); load average $(cut -d' ' -f1-3 /proc/loadavg)${baseline:+; baseline $baseline}; offline $file; seeded from $seed" | tee "$out/raw.txt"
 run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none AUTOOPT_TUNE_SAVE="$saved"
 for j in $(seq 1 "$jobs"); do
     run native AUTOOPT_TUNING=none
     run offline AUTOOPT_TUNING="$file"
     run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none
-    run seeded AUTOOPT_TUNE=online AUTOOPT_TUNING="$file"
+    run seeded AUTOOPT_TUNE=online AUTOOPT_TUNING="$seed"
     if [ -n "$baseline" ]; then
         run online0 AUTOOPT_TUNE=online AUTOOPT_TUNING=none
-        run seeded0 AUTOOPT_TUNE=online AUTOOPT_TUNING="$file"
+        run seeded0 AUTOOPT_TUNE=online AUTOOPT_TUNING="$seed"
     fi
     run fixed AUTOOPT_TUNING="$saved"
 done
