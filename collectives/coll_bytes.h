@@ -45,14 +45,14 @@ uint64_t aot_coll_a2av_bytes(uint64_t total, uint64_t max, int comm_size, int *s
  * time, and never longer than AOT_COLL_A2AV_MAX_INTERVAL.  Between agreements the calls reuse
  * the latest figures, so a program whose alltoallv changes its size runs up to an interval of
  * calls with the choice of the former size: at most AOT_COLL_A2AV_HOLD calls where agreements
- * are cheap against the calls, and no longer than about 1000 / AOT_COLL_A2AV_COST_PERMILLE
- * agreements take where they are not.  An agreement costs about as much as a small alltoallv
- * (7 us on 4 ranks sharing 2 cores), so at 5 per mille, far below the 3 % a tuned collective
- * may lose to native, a small alltoallv agrees every 200 calls or so; 2 % (once every 64
- * calls) had cost a 16-256 B alltoallv there 1-2 %.  The hold was 256 calls until 2026-11-28:
- * a benchmark that doubles its size every few calls then ran most sizes with the choice of a
- * smaller one (native at 32-256 KiB on the emulated cluster, where the rule is 1.6 x faster;
- * docs/tuning-format.md). */
+ * are cheap against the calls, and where they are not, as many calls as last as long as
+ * 1000 / AOT_COLL_A2AV_COST_PERMILLE agreements.  An agreement costs about as much as a small
+ * alltoallv (7 us on 4 ranks sharing 2 cores), so at 5 per mille, far below the 3 % a tuned
+ * collective may lose to native, a small alltoallv agrees every 200 calls or so; 2 % (once
+ * every 64 calls) had cost a 16-256 B alltoallv there 1-2 %.  The hold was 256 calls until
+ * 2026-11-28: a benchmark that doubles its size every few dozen calls then ran most sizes with
+ * the choice of a smaller one (native at 32-256 KiB on the emulated cluster, where the rule is
+ * 1.6 x faster; docs/tuning-format.md). */
 #define AOT_COLL_A2AV_HOLD 4
 #define AOT_COLL_A2AV_MAX_INTERVAL 256
 #define AOT_COLL_A2AV_COST_PERMILLE 5

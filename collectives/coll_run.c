@@ -872,11 +872,11 @@ int aot_coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
  * first, which the call would have absorbed anyway; of the two tried instead on 2026-11-28,
  * the smallest made small alltoallv calls up to 1.27 x slower than MPI's own on the emulated
  * cluster and the mean still left sizes on a former size's choice (docs/tuning-format.md).
- * Every rank then holds the same figures, so
- * every rank decides alike and computes the same next agreement (aot_coll_a2av_interval); the
- * calls in between reuse the latest figures (every rank counts the same calls).  *bytes: 0
- * where the bytes do not matter (or online tuning, whose alltoallv keys are the size alone,
- * runs), UINT64_MAX for a skewed call, which runs natively.
+ * Every rank then holds the same figures, so every rank decides alike and computes the same
+ * next agreement (aot_coll_a2av_interval); the calls in between reuse the latest figures
+ * (every rank counts the same calls).  *bytes: 0 where the bytes do not matter (or online
+ * tuning, whose alltoallv keys are the size alone, runs), UINT64_MAX for a skewed call, which
+ * runs natively.
  */
 static MPI_Datatype aot_a2av_type = MPI_DATATYPE_NULL;
 static MPI_Op aot_a2av_op = MPI_OP_NULL;
