@@ -148,6 +148,8 @@ void aot_online_bucket_range(int bucket, uint64_t *lo, uint64_t *hi);
 
 /* The candidates of a key, native first, without repeats, without algorithms whose
  * restrictions reject the call, at most max; returns the number and sets *base.
+ *   The communicator has comm_size ranks on nhosts hosts, ppn on the fullest (0 when unknown:
+ *   then only the table's rules without a shape qualifier apply, as in aot_tuning_lookup).
  *   When the tuning table t (a file, the built-in table; NULL: none) has a rule for the call:
  *   its choice (*base, or 0 when the choice is native or cannot run here) and its
  *   neighbourhood: the choices of the rules for the sizes just below and just above the
@@ -156,9 +158,9 @@ void aot_online_bucket_range(int bucket, uint64_t *lo, uint64_t *hi);
  *   shared-memory algorithms keep in their slot when all ranks share one host, else 0), then
  *   the default set for the collective and message size. */
 struct aot_tuning;
-int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size,
-                          int commutative, const struct aot_tuning *t, uint64_t shm_bytes,
-                          struct aot_coll_choice *out, int max, int *base);
+int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size, int nhosts,
+                          int ppn, int commutative, const struct aot_tuning *t,
+                          uint64_t shm_bytes, struct aot_coll_choice *out, int max, int *base);
 
 /* The default sets, for the unit test: the spec string of kind for bytes ("native,ring,..."). */
 const char *aot_online_default_set(enum aot_coll_kind kind, uint64_t bytes);

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  *   struct aot_online_call oc;
- *   if (!aot_online_begin(&state->online, kind, size, rank, one_host, arg, bytes, commutative,
- *                         &c, &oc))
+ *   if (!aot_online_begin(&state->online, kind, size, rank, shape, private_comm, arg, bytes,
+ *                         commutative, &c, &oc))
  *       ... the policy's decision (forced, tuning file, native) ...
  *   rc = run c;
  *   if (aot_online_end(&oc))            1: this call ends a round or a window (its own key's,
@@ -13,7 +13,7 @@
  * A timed call's sample is its span: from its entry to the end of the communicator's next call
  * that goes through aot_online_begin, or, when that call is the same key's, its period (from
  * the end of the key's previous call).  The period is then reported, and agreed on through
- * private_comm(one_host_arg), in aot_online_begin before the key's next candidate is chosen.
+ * private_comm(arg), in aot_online_begin before the key's next candidate is chosen.
  */
 #ifndef AOT_ONLINE_RUN_H_INCLUDED
 #define AOT_ONLINE_RUN_H_INCLUDED
@@ -50,13 +50,14 @@ void aot_online_start(const struct aot_coll_policy *pol);
 /* The algorithm for this call (1), or 0 when online tuning leaves the call to the policy: a
  * forced collective, a reduction under AUTOOPT_REPRODUCIBLE=1 (a choice that depends on time
  * would change the result from run to run), a communicator of one rank.  *slot is the
- * communicator's online state, made on first use; only then one_host(one_host_arg) is called
- * (on every rank at the same call, so it may be collective), and says whether all ranks of
- * the communicator share one host.  private_comm(one_host_arg, &pc) gives autoopt's private
- * duplicate of the communicator for an agreement made before the call. */
+ * communicator's online state, made on first use; only then shape(arg, &nhosts, &ppn) is
+ * called (on every rank at the same call, so it may be collective), and sets the hosts of the
+ * communicator and the ranks on its fullest host (0 and 0 when unknown).  private_comm(arg,
+ * &pc) gives autoopt's private duplicate of the communicator for an agreement made before the
+ * call. */
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, int (*one_host)(void *),
-                     int (*private_comm)(void *, MPI_Comm *), void *one_host_arg,
+                     int comm_rank, void (*shape)(void *, int *, int *),
+                     int (*private_comm)(void *, MPI_Comm *), void *arg,
                      uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call);
 /* After the call: 1 when aot_online_agree must follow on every rank. */

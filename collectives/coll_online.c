@@ -90,14 +90,24 @@ static int aot_online_add_specs(enum aot_coll_kind kind, const char *s, int comm
     return n;
 }
 
-/* The choice of t's rule for (kind, comm_size, bytes), if any, appended to out. */
+/* The choice of t's rule for a call of bytes on a communicator of rule_size ranks, if any,
+ * appended to out.  The shape (nhosts, ppn; 0: unknown) is that of the call's communicator;
+ * for another size (a neighbour in ranks) it is the same hosts with one rank more or fewer:
+ * as many hosts as there are ranks at most, and the ranks spread evenly over them. */
 static int aot_online_add_rule(const struct aot_tuning *t, enum aot_coll_kind kind,
-                               int comm_size, uint64_t bytes, int rule_size, int commutative,
-                               struct aot_coll_choice *out, int n, int max)
+                               int comm_size, int nhosts, int ppn, uint64_t bytes,
+                               int rule_size, int commutative, struct aot_coll_choice *out,
+                               int n, int max)
 {
-    const struct aot_tuning_rule *r = aot_tuning_lookup(t, kind, rule_size, bytes);
+    const struct aot_tuning_rule *r;
     struct aot_coll_choice c;
 
+    if (nhosts > 0 && rule_size != comm_size) {
+        if (nhosts > rule_size)
+            nhosts = rule_size;
+        ppn = (rule_size + nhosts - 1) / nhosts;
+    }
+    r = aot_tuning_lookup_shape(t, kind, rule_size, nhosts, ppn, bytes);
     if (!r)
         return n;
     c.alg = r->alg;
@@ -105,11 +115,12 @@ static int aot_online_add_rule(const struct aot_tuning *t, enum aot_coll_kind ki
     return aot_online_add(out, n, max, &c, comm_size, commutative);
 }
 
-int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size,
-                          int commutative, const struct aot_tuning *t, uint64_t shm_bytes,
-                          struct aot_coll_choice *out, int max, int *base)
+int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size, int nhosts,
+                          int ppn, int commutative, const struct aot_tuning *t,
+                          uint64_t shm_bytes, struct aot_coll_choice *out, int max, int *base)
 {
-    const struct aot_tuning_rule *r = t ? aot_tuning_lookup(t, kind, comm_size, bytes) : NULL;
+    const struct aot_tuning_rule *r
+        = t ? aot_tuning_lookup_shape(t, kind, comm_size, nhosts, ppn, bytes) : NULL;
     struct aot_coll_choice c = {(int) kind, 0};
     int n = 0;
 
@@ -119,21 +130,22 @@ int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size
         /* the table's choice, then what its neighbours chose: the offline tuner measured the
          * call's surroundings, and a crossover may lie a little off where it put it */
         int had = n;
-        n = aot_online_add_rule(t, kind, comm_size, bytes, comm_size, commutative, out, n, max);
+        n = aot_online_add_rule(t, kind, comm_size, nhosts, ppn, bytes, comm_size, commutative,
+                                out, n, max);
         if (n > had)
             *base = had;
         if (r->bytes_lo > 0)
-            n = aot_online_add_rule(t, kind, comm_size, r->bytes_lo - 1, comm_size,
-                                    commutative, out, n, max);
+            n = aot_online_add_rule(t, kind, comm_size, nhosts, ppn, r->bytes_lo - 1,
+                                    comm_size, commutative, out, n, max);
         if (r->bytes_hi < AOT_TUNING_INF_BYTES)
-            n = aot_online_add_rule(t, kind, comm_size, r->bytes_hi + 1, comm_size,
-                                    commutative, out, n, max);
+            n = aot_online_add_rule(t, kind, comm_size, nhosts, ppn, r->bytes_hi + 1,
+                                    comm_size, commutative, out, n, max);
         if (r->ranks_lo > 1)
-            n = aot_online_add_rule(t, kind, comm_size, bytes, r->ranks_lo - 1, commutative,
-                                    out, n, max);
+            n = aot_online_add_rule(t, kind, comm_size, nhosts, ppn, bytes, r->ranks_lo - 1,
+                                    commutative, out, n, max);
         if (r->ranks_hi < AOT_TUNING_INF_RANKS)
-            n = aot_online_add_rule(t, kind, comm_size, bytes, r->ranks_hi + 1, commutative,
-                                    out, n, max);
+            n = aot_online_add_rule(t, kind, comm_size, nhosts, ppn, bytes, r->ranks_hi + 1,
+                                    commutative, out, n, max);
         return n;
     }
     if (shm_bytes && bytes <= shm_bytes)

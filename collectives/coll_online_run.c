@@ -43,7 +43,8 @@
 struct aot_online_comm {
     struct aot_online_key *keys[AOT_COLL_NKINDS][2][AOT_ONLINE_NBUCKETS];
     int size, rank;
-    int one_host;                   /* all ranks share one host: `shm` is a candidate */
+    int nhosts, ppn;                /* hosts, ranks on the fullest (0: unknown); on one host
+                                     * `shm` is a candidate */
     /* The key that explores, or NULL: one at a time, so that the periods it times differ by
      * its own candidates only.  Every rank sees the same calls on the communicator in the
      * same order, so every rank holds the same key here. */
@@ -75,10 +76,12 @@ void aot_online_start(const struct aot_coll_policy *pol)
 }
 
 /* A key for this call: its candidates are fixed when it is made, from values every rank of
- * the communicator shares (the size, the bytes, the operation, the tuning table, whether all
- * ranks share one host). */
-static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind, int comm_size,
-                                                  int one_host, uint64_t bytes, int commutative)
+ * the communicator shares (the size, the bytes, the operation, the tuning table, the
+ * communicator's hosts: the table's rules qualified by a shape apply to it, and on one host
+ * `shm` is a candidate). */
+static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind,
+                                                  const struct aot_online_comm *o,
+                                                  uint64_t bytes, int commutative)
 {
     const struct aot_coll_policy *pol = aot_online_policy;
     struct aot_coll_choice cand[AOT_ONLINE_MAXCAND];
@@ -87,9 +90,9 @@ static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind, int c
 
     if (!k)
         return NULL;
-    n = aot_online_candidates(kind, bytes, comm_size, commutative, pol->tuning,
-                              one_host ? (uint64_t) AOT_SHM_SLOT : 0, cand, AOT_ONLINE_MAXCAND,
-                              &base);
+    n = aot_online_candidates(kind, bytes, o->size, o->nhosts, o->ppn, commutative, pol->tuning,
+                              o->nhosts == 1 ? (uint64_t) AOT_SHM_SLOT : 0, cand,
+                              AOT_ONLINE_MAXCAND, &base);
     aot_online_init(k, cand, n, base, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
     return k;
 }
@@ -104,8 +107,8 @@ static void aot_online_explorer(struct aot_online_comm *o, const struct aot_onli
 }
 
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
-                     int comm_rank, int (*one_host)(void *),
-                     int (*private_comm)(void *, MPI_Comm *), void *one_host_arg,
+                     int comm_rank, void (*shape)(void *, int *, int *),
+                     int (*private_comm)(void *, MPI_Comm *), void *arg,
                      uint64_t bytes, int commutative, struct aot_coll_choice *c,
                      struct aot_online_call *call)
 {
@@ -125,7 +128,7 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
         o->size = comm_size;
         o->rank = comm_rank;
         /* the first call tuned online on the communicator: the same call on every rank */
-        o->one_host = one_host(one_host_arg);
+        shape(arg, &o->nhosts, &o->ppn);
         o->id = -1;
         pthread_mutex_lock(&aot_online_lock);
         o->next = aot_online_comms;
@@ -134,8 +137,7 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
         *slot = o;
     }
     kp = &o->keys[kind][commutative != 0][aot_online_bucket(bytes)];
-    if (!*kp && !(*kp = aot_online_key_make(kind, comm_size, o->one_host, bytes,
-                                                      commutative)))
+    if (!*kp && !(*kp = aot_online_key_make(kind, o, bytes, commutative)))
         return 0;
     call->k = *kp;
     call->o = o;
@@ -152,7 +154,7 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
         call->n = aot_online_record(*kp, o->open_period);
         if (call->n > 0) {
             MPI_Comm pc;
-            if (private_comm(one_host_arg, &pc) != MPI_SUCCESS
+            if (private_comm(arg, &pc) != MPI_SUCCESS
                 || aot_online_agree(call, pc) != MPI_SUCCESS)
                 (*kp)->n = 0;   /* the samples are dropped; the round or window starts over */
             call->n = 0;

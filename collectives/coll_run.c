@@ -405,31 +405,34 @@ static enum aot_pass_reason aot_pick(enum aot_coll_kind kind, int fn,
     return why;
 }
 
-/* Whether all ranks of a communicator share one host (the `shm` algorithms then keep a small
- * call in shared memory).  The first time, aot_coll_hier is collective on the private
- * duplicate: aot_online_begin asks once per communicator, at a call every rank makes.  0 when
- * unknown. */
-struct aot_one_host_arg {
+/* The hosts of a communicator and the ranks on its fullest host, for online tuning: the
+ * tuning table's rules qualified by a shape apply to the communicator's keys, and on one host
+ * the `shm` algorithms are candidates.  The first time, aot_coll_hier is collective on the
+ * private duplicate: aot_online_begin asks once per communicator, at a call every rank makes.
+ * 0 and 0 when unknown (only unqualified rules apply then, and `shm` is not offered). */
+struct aot_online_arg {
     struct aot_comm_state *s;
     MPI_Comm comm;
 };
 
-static int aot_one_host(void *arg)
+static void aot_online_shape(void *arg, int *nhosts, int *ppn)
 {
-    const struct aot_one_host_arg *a = arg;
+    const struct aot_online_arg *a = arg;
     struct aot_coll_shape sh;
     struct aot_coll_ctx ctx;
 
-    if (aot_comm_private(a->s, a->comm, 0, &ctx) != MPI_SUCCESS
-        || aot_coll_shape_of(&ctx, &sh) != MPI_SUCCESS)
-        return 0;
-    return sh.nhosts == 1;
+    *nhosts = *ppn = 0;
+    if (aot_comm_private(a->s, a->comm, 0, &ctx) == MPI_SUCCESS
+        && aot_coll_shape_of(&ctx, &sh) == MPI_SUCCESS) {
+        *nhosts = sh.nhosts;
+        *ppn = sh.ppn;
+    }
 }
 
 /* The private duplicate, for an agreement aot_online_begin makes before the call. */
 static int aot_online_private(void *arg, MPI_Comm *pc)
 {
-    const struct aot_one_host_arg *a = arg;
+    const struct aot_online_arg *a = arg;
     struct aot_coll_ctx ctx;
     int rc = aot_comm_private(a->s, a->comm, 0, &ctx);
 
@@ -443,11 +446,11 @@ static int aot_pick_online(struct aot_comm_state *s, MPI_Comm comm, enum aot_col
                            int fn, uint64_t bytes, int commutative, struct aot_coll_choice *c,
                            struct aot_online_call *oc)
 {
-    struct aot_one_host_arg arg = {s, comm};
+    struct aot_online_arg arg = {s, comm};
 
     oc->k = NULL;
     if (!aot_online_on
-        || !aot_online_begin(&s->online, kind, s->size, s->rank, aot_one_host,
+        || !aot_online_begin(&s->online, kind, s->size, s->rank, aot_online_shape,
                              aot_online_private, &arg, bytes, commutative, c, oc))
         return 0;
     aot_count_choice(kind, fn, c->alg, AOT_PASS_NO_SUBSYSTEM, bytes);

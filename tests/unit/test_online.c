@@ -57,7 +57,7 @@ START_TEST(test_candidates)
     int n, base;
 
     /* no table: native first, then the default set, no repeats */
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 0, 0, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert_int_eq(n, 4);
     ck_assert_int_eq(base, 0);
@@ -68,22 +68,22 @@ START_TEST(test_candidates)
             ck_assert(out[i].alg != out[j].alg || out[i].param != out[j].param);
     ck_assert(!has_alg(out, n, "shm"));
     /* restrictions: ring needs a commutative operation */
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, NULL, 0, out,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, 0, 0, NULL, 0, out,
                               AOT_ONLINE_MAXCAND, &base);
     ck_assert(!has_alg(out, n, "ring"));
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 1, NULL, 0, out,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, 0, 1, NULL, 0, out,
                               AOT_ONLINE_MAXCAND, &base);
     ck_assert_str_eq(alg_name(&out[1]), "ring");
     /* alltoall: pair_light_barrier on a power of two only */
-    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 4, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 4, 0, 0, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert_int_eq(n, 5);
     ck_assert(has_alg(out, n, "pair_light_barrier"));
-    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 6, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 6, 0, 0, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert(!has_alg(out, n, "pair_light_barrier"));
     /* the cap */
-    n = aot_online_candidates(AOT_COLL_BCAST, 64, 4, 1, NULL, 0, out, 2, &base);
+    n = aot_online_candidates(AOT_COLL_BCAST, 64, 4, 0, 0, 1, NULL, 0, out, 2, &base);
     ck_assert_int_eq(n, 2);
 }
 END_TEST
@@ -95,31 +95,31 @@ START_TEST(test_candidates_shm)
     struct aot_coll_choice out[AOT_ONLINE_MAXCAND];
     int n, base;
 
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 8192, 4, 1, NULL, 8192, out,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 8192, 4, 0, 0, 1, NULL, 8192, out,
                               AOT_ONLINE_MAXCAND, &base);
     ck_assert_int_eq(n, 5);
     ck_assert_int_eq(base, 0);
     ck_assert_str_eq(alg_name(&out[1]), "shm");
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 8193, 4, 1, NULL, 8192, out,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 8193, 4, 0, 0, 1, NULL, 8192, out,
                               AOT_ONLINE_MAXCAND, &base);
     ck_assert(!has_alg(out, n, "shm"));
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 0, NULL, 8192, out,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 4, 0, 0, 0, NULL, 8192, out,
                               AOT_ONLINE_MAXCAND, &base);
     ck_assert(!has_alg(out, n, "shm"));
-    n = aot_online_candidates(AOT_COLL_BCAST, 100, 3, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_BCAST, 100, 3, 0, 0, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert_str_eq(alg_name(&out[1]), "shm");
-    n = aot_online_candidates(AOT_COLL_REDUCE, 100, 3, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_REDUCE, 100, 3, 0, 0, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert_str_eq(alg_name(&out[1]), "shm");
-    n = aot_online_candidates(AOT_COLL_BARRIER, 0, 3, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_BARRIER, 0, 3, 0, 0, 1, NULL, 8192, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert_str_eq(alg_name(&out[1]), "shm");
     /* not on several hosts (shm_bytes 0), not for a collective without it */
-    n = aot_online_candidates(AOT_COLL_BARRIER, 0, 3, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_BARRIER, 0, 3, 0, 0, 1, NULL, 0, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert(!has_alg(out, n, "shm"));
-    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 4, 1, NULL, 8192, out,
+    n = aot_online_candidates(AOT_COLL_ALLTOALL, 32, 4, 0, 0, 1, NULL, 8192, out,
                               AOT_ONLINE_MAXCAND, &base);
     ck_assert(!has_alg(out, n, "shm"));
 }
@@ -143,12 +143,13 @@ static const char table_text[] =
     "    bytes 0-inf native\n";
 
 /* The candidates (names joined by commas) and the base of a call, shm allowed. */
-static void expect_cands(enum aot_coll_kind kind, uint64_t bytes, int size, int commutative,
-                         const struct aot_tuning *t, const char *want, int want_base)
+static void expect_cands_on(enum aot_coll_kind kind, uint64_t bytes, int size, int nhosts,
+                            int ppn, int commutative, const struct aot_tuning *t,
+                            const char *want, int want_base)
 {
     struct aot_coll_choice out[AOT_ONLINE_MAXCAND];
     char got[512] = "";
-    int base, n = aot_online_candidates(kind, bytes, size, commutative, t, 8192, out,
+    int base, n = aot_online_candidates(kind, bytes, size, nhosts, ppn, commutative, t, 8192, out,
                                         AOT_ONLINE_MAXCAND, &base);
     for (int i = 0; i < n; i++) {
         char name[128];
@@ -157,6 +158,13 @@ static void expect_cands(enum aot_coll_kind kind, uint64_t bytes, int size, int 
     }
     ck_assert_str_eq(got, want);
     ck_assert_int_eq(base, want_base);
+}
+
+/* The same on a communicator of unknown shape. */
+static void expect_cands(enum aot_coll_kind kind, uint64_t bytes, int size, int commutative,
+                         const struct aot_tuning *t, const char *want, int want_base)
+{
+    expect_cands_on(kind, bytes, size, 0, 0, commutative, t, want, want_base);
 }
 
 START_TEST(test_candidates_table)
@@ -179,11 +187,48 @@ START_TEST(test_candidates_table)
     /* the table says native everywhere around: nothing to explore */
     expect_cands(AOT_COLL_BCAST, 64, 4, 1, &t, "native", 0);
     /* no rule for 3 ranks: the default set, with shm */
-    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 3, 1, &t, 8192, out, AOT_ONLINE_MAXCAND,
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 64, 3, 0, 0, 1, &t, 8192, out, AOT_ONLINE_MAXCAND,
                               &base);
     ck_assert_int_eq(base, 0);
     ck_assert_str_eq(alg_name(&out[1]), "shm");
     ck_assert_int_gt(n, 3);
+    aot_tuning_free(&t);
+}
+END_TEST
+
+/* A table written with autoopt-tune --host-shape (the built-in table is): every block is
+ * qualified by the hosts and the ranks per host, and a key seeds from the block of its
+ * communicator's shape; a key of unknown shape finds no rule and takes the default set. */
+static const char shaped_text[] =
+    "autoopt-tuning 2\n"
+    "collective alltoall\n"
+    "  ranks 3-3 hosts 1-1 ppn 3-3\n"
+    "    bytes 0-inf bruck\n"
+    "  ranks 4-4 hosts 1-1 ppn 4-4\n"
+    "    bytes 0-99 spreading_simple\n"
+    "    bytes 100-inf simple\n"
+    "  ranks 4-4 hosts 4-4 ppn 1-1\n"
+    "    bytes 0-inf pair\n"
+    "  ranks 5-5 hosts 1-1 ppn 5-5\n"
+    "    bytes 0-inf ring_window:w=4\n";
+
+START_TEST(test_candidates_shaped)
+{
+    struct aot_tuning t;
+    char err[256];
+
+    aot_tuning_init(&t);
+    ck_assert_msg(aot_tuning_parse(&t, shaped_text, sizeof(shaped_text) - 1, "shaped", err,
+                                   sizeof(err)) == 0, "%s", err);
+    /* 4 ranks on one host: the block's choice, the size above it, and one host of 3 and of 5
+     * ranks */
+    expect_cands_on(AOT_COLL_ALLTOALL, 32, 4, 1, 4, 1, &t,
+                    "native,spreading_simple,simple,bruck,ring_window:w=4", 1);
+    /* 4 hosts of one rank: that block alone (no block for 3 or 5 hosts of one rank) */
+    expect_cands_on(AOT_COLL_ALLTOALL, 32, 4, 4, 1, 1, &t, "native,pair", 1);
+    /* the shape unknown: no unqualified rule, the default set */
+    expect_cands_on(AOT_COLL_ALLTOALL, 32, 4, 0, 0, 1, &t,
+                    "native,spreading_simple,recursive_doubling,bruck,pair_light_barrier", 0);
     aot_tuning_free(&t);
 }
 END_TEST
@@ -559,6 +604,7 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_candidates);
     tcase_add_test(tc, test_candidates_shm);
     tcase_add_test(tc, test_candidates_table);
+    tcase_add_test(tc, test_candidates_shaped);
     tcase_add_test(tc, test_buckets);
     tcase_add_test(tc, test_score);
     tcase_add_test(tc, test_session_selects);
