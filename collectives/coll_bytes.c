@@ -47,11 +47,12 @@ int aot_coll_a2av_interval(int prev, int same, uint64_t cost_permille)
                     + (cost_permille % AOT_COLL_A2AV_COST_PERMILLE != 0);
     int n = same && prev > 0 ? 2 * prev : 1;
 
+    _Static_assert(AOT_COLL_A2AV_HOLD <= AOT_COLL_A2AV_MAX_INTERVAL, "the hold is within the cap");
     if (n > AOT_COLL_A2AV_HOLD)
         n = AOT_COLL_A2AV_HOLD;
     if ((uint64_t) n < need)
         n = need > AOT_COLL_A2AV_MAX_INTERVAL ? AOT_COLL_A2AV_MAX_INTERVAL : (int) need;
-    return n > AOT_COLL_A2AV_MAX_INTERVAL ? AOT_COLL_A2AV_MAX_INTERVAL : n;
+    return n;
 }
 
 void aot_coll_a2av_local(const int *scounts, int comm_size, int type_size, uint64_t *sum,
