@@ -21,10 +21,15 @@
  * says which may: may_explore); the other keys keep their algorithm meanwhile.
  *
  * A session:
- *   warm-up     AOT_ONLINE_WARMUP calls of the base candidate, untimed: a key called fewer
- *               times never explores (it could not pay the exploration back).  After them the
- *               key waits, still on its base, until no other key of its communicator
- *               explores.  The base is native, or the tuning table's choice for the call when
+ *   warm-up     AOT_ONLINE_WARMUP calls of the base candidate: a key called fewer times
+ *               never explores (it could not pay the exploration back).  AOT_ONLINE_COST_N of
+ *               them, from call AOT_ONLINE_COST_FROM on, are timed from entry to exit (a span
+ *               would hold the next key's call) and agreed: the base's cost.  After them
+ *               the key waits, still on its base, until no other key of its communicator
+ *               explores and it is the waiting key whose base costs most
+ *               (aot_online_pick): a key's gain, once chosen, is likely to grow with what its
+ *               base costs, and every key explores for about as many calls, so the costliest
+ *               go first.  The base is native, or the tuning table's choice for the call when
  *               the table has a rule for it (the key then starts from that choice and
  *               explores only its neighbourhood: aot_online_candidates).
  *   explore     the live candidates take turns, 1 + AOT_ONLINE_SETTLE calls each, the last
@@ -59,6 +64,9 @@
 #define AOT_ONLINE_REPS 6
 #define AOT_ONLINE_SETTLE 1        /* untimed calls before each timed one while exploring */
 #define AOT_ONLINE_WARMUP 16
+#define AOT_ONLINE_COST_FROM 4     /* warm-up calls timed for the base's cost: from this one */
+#define AOT_ONLINE_COST_N 8        /* ... this many, agreed before the warm-up ends */
+#define AOT_ONLINE_DEFER 64        /* calls a waiting key defers to a costlier one, at most */
 #define AOT_ONLINE_SAMPLE 8
 #define AOT_ONLINE_WIN0 16
 #define AOT_ONLINE_WINMAX 512
@@ -74,6 +82,11 @@
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
 #error "exploring's times must fit the buffer"
 #endif
+/* The cost's last sample closes at the end of the call after it and is agreed there, so the
+ * costs of the keys of a loop are known when their warm-ups end. */
+#if AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N + 2 > AOT_ONLINE_WARMUP
+#error "the base's cost must be agreed before the warm-up ends"
+#endif
 
 enum aot_online_phase {
     AOT_ONLINE_WARMING,
@@ -87,6 +100,8 @@ struct aot_online_key {
     struct aot_coll_choice cand[AOT_ONLINE_MAXCAND];   /* cand[0] is native */
     double score[AOT_ONLINE_MAXCAND];   /* agreed score, seconds; < 0 until measured */
     int base;                /* run while warming up and waiting; the one to beat */
+    double cost;             /* the base's agreed score in the warm-up, seconds; < 0 until
+                              * agreed: which waiting key explores first */
     /* exploring: the candidates still in the race, in turn order, and the agreed samples of
      * each candidate's rounds */
     int live[AOT_ONLINE_MAXCAND], nlive, rounds;
@@ -126,6 +141,27 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
  * follows from the calls made on the communicator). */
 const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
                                               int *timed);
+
+/* The key has warmed up and waits on its base to explore: its next call may start exploring
+ * if the runner lets it (may_explore). */
+static inline int aot_online_ready(const struct aot_online_key *k)
+{
+    return k->phase == AOT_ONLINE_WARMING && k->calls + 1 >= AOT_ONLINE_WARMUP;
+}
+
+/* The number of values of k->buf due for agreement (as aot_online_record returned it), or 0:
+ * the base's cost in the warm-up, whose samples end with the call and are agreed at the key's
+ * next call. */
+static inline int aot_online_due(const struct aot_online_key *k)
+{
+    return k->n > 0 && k->n >= k->want ? k->n : 0;
+}
+
+/* Of keys[0..n) (NULL entries skipped; one communicator's keys, in an order that is the same
+ * on every rank), the ready key whose base costs most, the first of equals; a key whose cost
+ * is not agreed counts as costing nothing.  NULL when no key is ready.  Every rank picks the
+ * same key: the costs are agreed and the calls made are the same. */
+struct aot_online_key *aot_online_pick(struct aot_online_key *const *keys, int n);
 
 /* Reports the sample (seconds) of the key's last timed call.  Returns the number of values of
  * k->buf that must now be reduced with MPI_MAX over the communicator and given to

@@ -201,7 +201,20 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
     k->base = base > 0 && base < n ? base : 0;
     k->winner = k->base;
     k->second = -1;
+    k->cost = -1;
+    k->want = AOT_ONLINE_COST_N;
     k->phase = n > 1 ? AOT_ONLINE_WARMING : AOT_ONLINE_FIXED;
+}
+
+struct aot_online_key *aot_online_pick(struct aot_online_key *const *keys, int n)
+{
+    struct aot_online_key *best = NULL;
+
+    for (int i = 0; i < n; i++)
+        if (keys[i] && aot_online_ready(keys[i])
+            && (!best || keys[i]->cost > best->cost))
+            best = keys[i];
+    return best;
 }
 
 /* An exploration starts: every candidate is in the race; the first round is one timed call
@@ -228,6 +241,7 @@ const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_
     switch (k->phase) {
     case AOT_ONLINE_WARMING:
         k->cur = k->base;
+        k->timed = call >= AOT_ONLINE_COST_FROM && call < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N;
         if (call + 1 < AOT_ONLINE_WARMUP || !may_explore)
             break;
         /* the last warm-up call: exploring starts with the next one */
@@ -337,6 +351,13 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
     if (n <= 0 || n > AOT_ONLINE_AGREE_MAX)
         return;
     k->agreements++;
+    if (k->phase == AOT_ONLINE_WARMING) {
+        /* the base's cost: which waiting key explores first */
+        memcpy(x, agreed, (size_t) n * sizeof(*x));
+        k->cost = aot_online_score(x, n);
+        k->n = 0;
+        return;
+    }
     if (k->phase == AOT_ONLINE_EXPLORING) {
         if (n == k->nlive)
             aot_online_round(k, agreed);

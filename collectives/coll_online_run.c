@@ -49,6 +49,11 @@ struct aot_online_comm {
      * its own candidates only.  Every rank sees the same calls on the communicator in the
      * same order, so every rank holds the same key here. */
     const struct aot_online_key *explorer;
+    /* Calls made on the communicator since the exploring key's last one, or in which a
+     * waiting key deferred to a costlier one: when the key that explores or the costlier one
+     * is no longer called (the program moved on), the others go on after AOT_ONLINE_DEFER
+     * such calls. */
+    unsigned stalled;
     /* A timed call whose sample is still open (aot_online_end): it closes at the end of the
      * communicator's next tuned call, or as the key's period if that call is the key's own. */
     struct aot_online_key *open;
@@ -104,6 +109,37 @@ static void aot_online_explorer(struct aot_online_comm *o, const struct aot_onli
         o->explorer = k;
     else if (o->explorer == k)
         o->explorer = NULL;
+}
+
+/* Whether k's call may start exploring (k's first call after its warm-up, or a monitored
+ * key's window that finds its scores stale): no other key explores and, if k waits on its
+ * base, it is the waiting key whose base costs most, or costlier keys have not been called
+ * for AOT_ONLINE_DEFER calls.  The same on every rank: it follows from the calls made on the
+ * communicator and from agreed costs. */
+static int aot_online_may_explore(struct aot_online_comm *o, const struct aot_online_key *k)
+{
+    if (o->explorer == k) {
+        o->stalled = 0;
+        return 1;
+    }
+    if (o->explorer) {
+        if (++o->stalled < AOT_ONLINE_DEFER)
+            return 0;
+        /* its key is no longer called: it stays half explored, and when it is called again
+         * it goes on exploring, at the same time as another key perhaps (slower to converge,
+         * and the two charge each other's differences, but every rank does the same) */
+        o->explorer = NULL;
+    }
+    if (!aot_online_ready(k))
+        return 1;
+    if (o->stalled < AOT_ONLINE_DEFER
+        && aot_online_pick((struct aot_online_key *const *) o->keys,
+                            AOT_COLL_NKINDS * 2 * AOT_ONLINE_NBUCKETS) != k) {
+        o->stalled++;
+        return 0;
+    }
+    o->stalled = 0;
+    return 1;
 }
 
 int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int comm_size,
@@ -167,7 +203,14 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
         call->close_bytes = o->open_bytes;
         o->open = NULL;
     }
-    *c = *aot_online_next(*kp, !o->explorer || o->explorer == *kp, &timed);
+    if ((*kp)->phase == AOT_ONLINE_WARMING && (call->n = aot_online_due(*kp)) > 0) {
+        /* the base's cost, timed in the warm-up: agreed here, at a call every rank makes */
+        MPI_Comm pc;
+        if (private_comm(arg, &pc) != MPI_SUCCESS || aot_online_agree(call, pc) != MPI_SUCCESS)
+            (*kp)->n = 0;   /* the cost stays unknown: the key is picked last */
+        call->n = 0;
+    }
+    *c = *aot_online_next(*kp, aot_online_may_explore(o, *kp), &timed);
     aot_online_explorer(o, *kp);
     call->t0 = timed ? PMPI_Wtime() : 0;
     if (timed && (*kp)->phase == AOT_ONLINE_EXPLORING)
@@ -185,7 +228,10 @@ int aot_online_end(struct aot_online_call *call)
         return 0;
     now = PMPI_Wtime();
     call->n = 0;
-    if (k->timed) {
+    if (k->timed && k->phase == AOT_ONLINE_WARMING) {
+        /* the base's cost: the call itself, agreed at the key's next call */
+        aot_online_record(k, now - call->t0);
+    } else if (k->timed) {
         /* the sample stays open until the communicator's next tuned call has ended */
         o->open = k;
         o->open_entry = call->t0;

@@ -340,7 +340,7 @@ START_TEST(test_session_selects)
 {
     static struct sim s;
     sim_init(&s, 4, 16, 1.1);
-    /* warm-up: native, untimed */
+    /* warm-up: native, its cost agreed once */
     for (int i = 0; i < AOT_ONLINE_WARMUP; i++) {
         ck_assert_int_eq(sim_call(&s, time_noisy), 0);
         ck_assert_int_eq(s.k[0].explore_calls, 0);
@@ -360,7 +360,7 @@ START_TEST(test_session_selects)
         ck_assert_int_eq(s.k[r].raced_out, 3);
         ck_assert_int_eq((int) s.k[r].explore_calls,
                          4 * AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
-        ck_assert_int_eq((int) s.k[r].agreements, AOT_ONLINE_RACE0);
+        ck_assert_int_eq((int) s.k[r].agreements, 1 + AOT_ONLINE_RACE0);   /* the cost's too */
     }
     /* the winner stays while it is good; windows double */
     for (int i = 0; i < 4000; i++)
@@ -521,6 +521,88 @@ static double time_race(int cand, uint64_t call, int rank)
     return t[cand] * noise * 1e-6;
 }
 
+/* The warm-up times AOT_ONLINE_COST_N calls of the base from call AOT_ONLINE_COST_FROM on and
+ * agrees on their score, the base's cost; the key stays on its base meanwhile. */
+static double time_by_call(int cand, uint64_t call, int rank)
+{
+    (void) cand;
+    return (double) (call + 1 + (uint64_t) rank) * 1e-6;   /* the maximum: rank NRANKS-1 */
+}
+
+START_TEST(test_warmup_cost)
+{
+    static struct sim s;
+    double x[AOT_ONLINE_COST_N], want;
+
+    sim_init_base(&s, 3, 2, 16, 1.1);
+    for (int i = 0; i < AOT_ONLINE_WARMUP - 1; i++) {
+        int timed;
+        /* what the next call would do, without making it: timing follows the call number */
+        timed = i >= AOT_ONLINE_COST_FROM && i < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N;
+        ck_assert_int_eq(sim_call(&s, time_by_call), 2);
+        ck_assert_int_eq(s.k[0].timed, timed);
+        ck_assert_int_eq(aot_online_ready(&s.k[0]), i + 2 >= AOT_ONLINE_WARMUP);
+        ck_assert_int_eq((int) s.k[0].agreements,
+                         i + 1 >= AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N);
+    }
+    for (int j = 0; j < AOT_ONLINE_COST_N; j++)
+        x[j] = (double) (AOT_ONLINE_COST_FROM + j + 1 + NRANKS - 1) * 1e-6;
+    want = aot_online_score(x, AOT_ONLINE_COST_N);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_double_eq_tol(s.k[r].cost, want, 1e-12);
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_WARMING);
+        ck_assert_int_eq((int) s.k[r].explore_calls, 0);
+    }
+    /* a key that may not explore yet keeps its base; when it may, it explores */
+    s.may_explore = 0;
+    ck_assert_int_eq(sim_call(&s, time_by_call), 2);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_WARMING);
+    s.may_explore = 1;
+    sim_call(&s, time_by_call);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_EXPLORING);
+}
+END_TEST
+
+/* aot_online_pick: the ready key whose base costs most, the first of equals; keys still
+ * warming up, exploring or decided are not picked; a cost not agreed counts as nothing. */
+START_TEST(test_pick)
+{
+    static struct aot_online_key k[5];
+    struct aot_online_key *keys[7];
+    struct aot_coll_choice c[2] = {{0, 0}, {1, 0}};
+
+    for (int i = 0; i < 5; i++) {
+        aot_online_init(&k[i], c, 2, 0, 16, 1.1);
+        k[i].calls = AOT_ONLINE_WARMUP;        /* warmed up */
+    }
+    k[0].cost = 5e-6;
+    k[1].cost = 9e-6;
+    k[1].calls = AOT_ONLINE_WARMUP - 5;        /* costliest, but still warming up */
+    k[2].cost = 7e-6;
+    k[3].cost = 7e-6;                          /* as costly as k[2], later */
+    k[4].cost = 8e-6;
+    k[4].phase = AOT_ONLINE_MONITORING;        /* decided */
+    keys[0] = &k[0];
+    keys[1] = NULL;
+    keys[2] = &k[1];
+    keys[3] = &k[2];
+    keys[4] = NULL;
+    keys[5] = &k[3];
+    keys[6] = &k[4];
+    ck_assert_ptr_eq(aot_online_pick(keys, 7), &k[2]);
+    k[2].phase = AOT_ONLINE_EXPLORING;
+    ck_assert_ptr_eq(aot_online_pick(keys, 7), &k[3]);
+    k[3].cost = -1;                            /* not agreed */
+    ck_assert_ptr_eq(aot_online_pick(keys, 7), &k[0]);
+    k[0].cost = -1;
+    ck_assert_ptr_eq(aot_online_pick(keys, 7), &k[0]);
+    k[0].phase = k[3].phase = AOT_ONLINE_FIXED;
+    ck_assert_ptr_null(aot_online_pick(keys, 7));
+    k[1].calls = AOT_ONLINE_WARMUP - 1;        /* its next call ends the warm-up */
+    ck_assert_ptr_eq(aot_online_pick(keys, 7), &k[1]);
+}
+END_TEST
+
 START_TEST(test_race)
 {
     static struct sim s;
@@ -540,7 +622,7 @@ START_TEST(test_race)
         ck_assert_int_eq(s.k[r].winner, 1);
         ck_assert_int_eq(s.k[r].second, 0);
         ck_assert_int_eq(s.k[r].raced_out, 1);
-        ck_assert_int_eq((int) s.k[r].agreements, AOT_ONLINE_REPS);
+        ck_assert_int_eq((int) s.k[r].agreements, 1 + AOT_ONLINE_REPS);
         ck_assert_int_eq((int) s.k[r].explore_calls,
                          (3 * AOT_ONLINE_RACE0 + 2 * (AOT_ONLINE_REPS - AOT_ONLINE_RACE0))
                          * (1 + AOT_ONLINE_SETTLE));
@@ -614,6 +696,8 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_reexplore_cap);
     tcase_add_test(tc, test_one_explorer);
     tcase_add_test(tc, test_race);
+    tcase_add_test(tc, test_warmup_cost);
+    tcase_add_test(tc, test_pick);
     tcase_add_test(tc, test_base);
     tcase_add_test(tc, test_single_candidate);
     suite_add_tcase(s, tc);

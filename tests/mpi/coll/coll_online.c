@@ -14,6 +14,12 @@
  *   coll_online subcomm ITERS  the loop on two halves of MPI_COMM_WORLD and on a duplicate
  *   coll_online threads ITERS [N]  MPI_THREAD_MULTIPLE: N threads (2 unless given) run the loop
  *                              at the same time, each on its own duplicate of MPI_COMM_WORLD
+ *   coll_online moved_on ITERS  a program that moves on: 15 iterations of an allreduce of one
+ *                              int and an alltoall of 64 KiB per pair, then ITERS of the
+ *                              allreduce alone.  The alltoall's key is left warmed up,
+ *                              costlier, waiting to explore, and never called again
+ *   coll_online left_exploring ITERS  the same with 16 iterations first: the alltoall's key is
+ *                              left exploring
  *
  * Every value is an integer, so every algorithm must give the same bits; the reference is the
  * serial formula, not another MPI call.
@@ -176,6 +182,44 @@ static void alltoallv_loop(int iters)
     free(rb);
 }
 
+/* moved_on and left_exploring: online tuning explores one key of a communicator at a time,
+ * the costliest waiting one first; a key the program no longer calls must not keep the others
+ * from exploring (AOT_ONLINE_DEFER in collectives/coll_online_run.c). */
+static void moved_on(int first, int iters)
+{
+    enum { BLOCK = 16384 };             /* ints per pair: 64 KiB */
+    int rank, p, *sb, *rb;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    sb = malloc((size_t) p * BLOCK * sizeof(int));
+    rb = malloc((size_t) p * BLOCK * sizeof(int));
+    for (int it = 0; it < first + iters; it++) {
+        int in = value(rank, 0, it), out = -1;
+        long want = 0;
+        MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        for (int r = 0; r < p; r++)
+            want += value(r, 0, it);
+        CHECK(out == want, "iteration %d: allreduce: got %d, expected %ld", it, out, want);
+        if (it >= first)
+            continue;
+        for (int d = 0; d < p; d++)
+            for (int i = 0; i < BLOCK; i++)
+                sb[d * BLOCK + i] = value(rank, i, it) * 100 + d;
+        MPI_Alltoall(sb, BLOCK, MPI_INT, rb, BLOCK, MPI_INT, MPI_COMM_WORLD);
+        for (int s = 0; s < p; s++)
+            for (int i = 0; i < BLOCK; i++)
+                if (rb[s * BLOCK + i] != value(s, i, it) * 100 + rank) {
+                    CHECK(0, "iteration %d: alltoall from %d element %d: got %d, expected %d",
+                          it, s, i, rb[s * BLOCK + i], value(s, i, it) * 100 + rank);
+                    s = p;
+                    break;
+                }
+    }
+    free(sb);
+    free(rb);
+}
+
 /* Rank 0 and the others reach the same collectives through different lines. */
 static void sites(int iters)
 {
@@ -241,7 +285,8 @@ int main(int argc, char **argv)
         nthreads = atoi(argv[3]);
     if (argc < 3 || argc > 4 || (iters = atoi(argv[2])) < 1 || nthreads < 1 || nthreads > 16) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll_online loop|sites|alltoallv|subcomm ITERS, or threads ITERS [N]\n");
+            fprintf(stderr, "usage: coll_online loop|sites|alltoallv|subcomm|moved_on|"
+                    "left_exploring ITERS, or threads ITERS [N]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (strcmp(argv[1], "loop") == 0) {
@@ -251,6 +296,10 @@ int main(int argc, char **argv)
         sites(iters);
     } else if (strcmp(argv[1], "alltoallv") == 0) {
         alltoallv_loop(iters);
+    } else if (strcmp(argv[1], "moved_on") == 0) {
+        moved_on(15, iters);
+    } else if (strcmp(argv[1], "left_exploring") == 0) {
+        moved_on(16, iters);
     } else if (strcmp(argv[1], "subcomm") == 0) {
         MPI_Comm half, dup;
         MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
