@@ -82,8 +82,8 @@
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
 #error "exploring's times must fit the buffer"
 #endif
-/* The cost's last sample closes at the end of the call after it and is agreed there, so the
- * costs of the keys of a loop are known when their warm-ups end. */
+/* The cost's samples are agreed at the key's call after the last of them, so the costs of the
+ * keys of a loop are known before their warm-ups end. */
 #if AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N + 2 > AOT_ONLINE_WARMUP
 #error "the base's cost must be agreed before the warm-up ends"
 #endif
