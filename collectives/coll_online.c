@@ -274,7 +274,7 @@ int aot_online_record(struct aot_online_key *k, double seconds)
     if (!k->timed || k->n >= AOT_ONLINE_AGREE_MAX)
         return 0;
     k->buf[k->n++] = seconds;
-    return k->n >= k->want ? k->n : 0;
+    return aot_online_due(k);
 }
 
 /* The end of exploring: the lowest score wins; anything but the base (native, or the table's

@@ -536,9 +536,8 @@ START_TEST(test_warmup_cost)
 
     sim_init_base(&s, 3, 2, 16, 1.1);
     for (int i = 0; i < AOT_ONLINE_WARMUP - 1; i++) {
-        int timed;
-        /* what the next call would do, without making it: timing follows the call number */
-        timed = i >= AOT_ONLINE_COST_FROM && i < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N;
+        /* call i is timed when it is one of the cost's */
+        int timed = i >= AOT_ONLINE_COST_FROM && i < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N;
         ck_assert_int_eq(sim_call(&s, time_by_call), 2);
         ck_assert_int_eq(s.k[0].timed, timed);
         ck_assert_int_eq(aot_online_ready(&s.k[0]), i + 2 >= AOT_ONLINE_WARMUP);

@@ -38,6 +38,27 @@ static int value(int rank, int i, int it)
     return (rank + 1) * 7 + i * 3 + it;
 }
 
+/* An alltoall of n ints per pair at iteration it (sb and rb hold n ints per rank of comm),
+ * its result compared with the serial formula. */
+static void alltoall_checked(MPI_Comm comm, int *sb, int *rb, int n, int it)
+{
+    int rank, p;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    for (int d = 0; d < p; d++)
+        for (int i = 0; i < n; i++)
+            sb[d * n + i] = value(rank, i, it) * 100 + d;
+    MPI_Alltoall(sb, n, MPI_INT, rb, n, MPI_INT, comm);
+    for (int s = 0; s < p; s++)
+        for (int i = 0; i < n; i++)
+            if (rb[s * n + i] != value(s, i, it) * 100 + rank) {
+                CHECK(0, "iteration %d: alltoall of %d from %d element %d: got %d, expected %d",
+                      it, n, s, i, rb[s * n + i], value(s, i, it) * 100 + rank);
+                return;
+            }
+}
+
 static void one_iteration(MPI_Comm comm, int it)
 {
     static const int sizes[] = {1, 300, 5000};
@@ -119,18 +140,7 @@ static void one_iteration(MPI_Comm comm, int it)
     }
     for (int n = 4; n <= 2048; n *= 512) {
         int *sb = malloc((size_t) p * n * sizeof(int)), *rb = malloc((size_t) p * n * sizeof(int));
-        for (int d = 0; d < p; d++)
-            for (int i = 0; i < n; i++)
-                sb[d * n + i] = value(rank, i, it) * 100 + d;
-        MPI_Alltoall(sb, n, MPI_INT, rb, n, MPI_INT, comm);
-        for (int s = 0; s < p; s++)
-            for (int i = 0; i < n; i++)
-                if (rb[s * n + i] != value(s, i, it) * 100 + rank) {
-                    CHECK(0, "iteration %d: alltoall of %d from %d element %d: got %d, expected "
-                          "%d", it, n, s, i, rb[s * n + i], value(s, i, it) * 100 + rank);
-                    s = p;
-                    break;
-                }
+        alltoall_checked(comm, sb, rb, n, it);
         free(sb);
         free(rb);
     }
@@ -201,20 +211,8 @@ static void moved_on(int first, int iters)
         for (int r = 0; r < p; r++)
             want += value(r, 0, it);
         CHECK(out == want, "iteration %d: allreduce: got %d, expected %ld", it, out, want);
-        if (it >= first)
-            continue;
-        for (int d = 0; d < p; d++)
-            for (int i = 0; i < BLOCK; i++)
-                sb[d * BLOCK + i] = value(rank, i, it) * 100 + d;
-        MPI_Alltoall(sb, BLOCK, MPI_INT, rb, BLOCK, MPI_INT, MPI_COMM_WORLD);
-        for (int s = 0; s < p; s++)
-            for (int i = 0; i < BLOCK; i++)
-                if (rb[s * BLOCK + i] != value(s, i, it) * 100 + rank) {
-                    CHECK(0, "iteration %d: alltoall from %d element %d: got %d, expected %d",
-                          it, s, i, rb[s * BLOCK + i], value(s, i, it) * 100 + rank);
-                    s = p;
-                    break;
-                }
+        if (it < first)
+            alltoall_checked(MPI_COMM_WORLD, sb, rb, BLOCK, it);
     }
     free(sb);
     free(rb);
