@@ -24,6 +24,9 @@ LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --t
 #   install.consumer: builds a program against the installed, uninstrumented package;
 #   external (ScaLAPACK's BLACS tester): uninstrumented programs;
 #   native runs: they do not load autoopt;
+#   the .baremetal runs (label baremetal): the same programs and the same library as their
+#     .preload runs, under another calibration; the guarded path they reach is covered by the
+#     forced-guarded runs of paging and chains;
 #   paging.false_sharing.stats: it counts faults, and instrumented code makes other accesses;
 #   the documents' checks (label docs, docs.*): no C code;
 #   the examples' -inject runs (examples.*.inject): the same example and the same library as
@@ -33,7 +36,7 @@ LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --t
 #     fault (UCX's backtrace, autoopt's stack-overflow line); instrumented, UndefinedBehavior-
 #     Sanitizer stops the NULL store first and AddressSanitizer reports the overflow itself.
 ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
-    -LE "unit|fuzz|tools|netcluster|install|external|native|docs" \
+    -LE "unit|fuzz|tools|netcluster|install|external|native|docs|baremetal" \
     -E "^coll\.bench(\.tuned|\.b2b)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\.|^docs\.|^examples\..*\.inject$" \
     "$@" || status=1
 exit $status
