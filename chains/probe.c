@@ -256,6 +256,12 @@ void aot_ch_probe_arm(void)
 
     if (!aot_ch_nruns || !aot_ch_installed)
         return;
+    if (aot_fault_blocked()) {
+        /* the program blocks SIGSEGV: a probe's fault would kill (src/aot_fault.h); with no
+         * probe the phase counts as touched, and chains stay conservative */
+        aot_ch_touched = 1;
+        return;
+    }
     nw = aot_ch_want_build();         /* (qsort may allocate: outside the lock) */
     taken = aot_ch_lock();
     aot_ch_lift_locked();             /* what is still set (callers reset first) */
@@ -362,6 +368,8 @@ int aot_ch_probe_init(char *err, size_t errlen)
         return -1;
     aot_ch_installed = 1;
     aot_probes_release = aot_ch_probe_release;
+    /* the program blocks SIGSEGV: the probes go, as before a libc call hands their memory on */
+    aot_fault_register_unguard(AOT_FAULT_SLOT_PROBES, aot_ch_probe_release);
     return 0;
 }
 
@@ -369,6 +377,7 @@ void aot_ch_probe_finalize(void)
 {
     aot_ch_probe_reset();
     aot_probes_release = NULL;
+    aot_fault_register_unguard(AOT_FAULT_SLOT_PROBES, NULL);
     if (!aot_ch_installed)
         return;
     aot_fault_unregister(SIGSEGV, AOT_FAULT_SLOT_PROBES);

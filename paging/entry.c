@@ -5,6 +5,7 @@
  * chains ask of paging.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include "aot_fault.h"
 #include "paging.h"
 
 /* ---------------------------------------------------------------- checks */
@@ -46,6 +47,10 @@ static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
     size_t bytes = c->has_s ? c->s.bytes : 0;
     int mode, unfit;
 
+    /* the program blocks SIGSEGV or SIGTRAP: a guard's fault would kill (src/aot_fault.h);
+     * a chain's member whose requests complete before it returns takes no guard */
+    if (aot_fault_blocked() && aot_pg_forced != AOT_PG_FORCE_WAITED)
+        return AOT_PASS_SIGMASK;
     if (aot_pg_forced) {
         /* a chain's guarded member at a site that touches at once runs natively */
         if (aot_pg_site_learned(c->site))

@@ -378,6 +378,25 @@ static void aot_pg_wait_from_program(const int *idx, int n, uintptr_t addr)
     aot_tls.depth = saved;
 }
 
+/* The program is about to block SIGSEGV or SIGTRAP (src/fault.c, aot_fault_sigmask): a touch of
+ * a guard would then kill, so every pending request completes now, as in a wait from the
+ * program's own code (the program's call, at depth 0: MPI is not running).  Until it unblocks
+ * them nothing new is guarded (entry.c, AOT_PASS_SIGMASK). */
+static void aot_pg_unguard_all(void)
+{
+    int saved = aot_tls.depth;
+
+    if (!aot_pg_on || !aot_pg_npending)
+        return;
+    AOT_PG_COUNT(sigmask_waits, aot_pg_npending);
+    aot_tls.depth = 1;
+    aot_pg_mpi_window = 1;
+    aot_pg_wait_all();
+    aot_pg_lifted_restore();
+    aot_pg_mpi_window = 0;
+    aot_tls.depth = saved;
+}
+
 /* The thread that called MPI_Init: at MPI_THREAD_SINGLE (the only level paging converts at)
  * the program's only thread.  Another thread that faults is MPI's own (UCX's async thread,
  * whose objects share heap pages with guarded buffers): it is never "the program at depth 0",
@@ -605,11 +624,13 @@ int aot_pg_handler_install(char *err, size_t errlen)
         aot_fault_unregister(SIGSEGV, AOT_FAULT_SLOT_GUARDS);
         return -1;
     }
+    aot_fault_register_unguard(AOT_FAULT_SLOT_GUARDS, aot_pg_unguard_all);
     return 0;
 }
 
 void aot_pg_handler_uninstall(void)
 {
+    aot_fault_register_unguard(AOT_FAULT_SLOT_GUARDS, NULL);
     aot_fault_unregister(SIGSEGV, AOT_FAULT_SLOT_GUARDS);
     aot_fault_unregister(SIGTRAP, AOT_FAULT_SLOT_GUARDS);
 }

@@ -328,6 +328,7 @@ void aot_pg_gate_update(void);
     X(step_budget_waits)  /* false sharing on one page beyond the step budget: waited */ \
     X(progress_retired)   /* completed by Testsome in a later MPI call */ \
     X(conflict_waits)     /* waited because a new call's buffer overlaps a pending one */ \
+    X(sigmask_waits)      /* completed because the program blocked SIGSEGV or SIGTRAP */ \
     X(enter_waits)        /* waited because an MPI call may touch any buffer */ \
     X(syscall_waits)      /* waited because a system call or free() gets guarded memory */ \
     X(syscall_lifts)      /* guards lifted around a system call (false sharing) */ \

@@ -110,6 +110,28 @@ int aot_fault_sigaltstack(const stack_t *ss, stack_t *old);
 /* glibc's own sigaltstack (signals.c). */
 int aot_fault_real_altstack(const stack_t *ss, stack_t *old);
 
+/* THE PROGRAM'S BLOCKED MASK
+ *
+ * A guarded page touched while SIGSEGV is blocked (or a single step with SIGTRAP blocked) is
+ * not delivered: the kernel kills.  libautoopt exports sigprocmask, pthread_sigmask and the
+ * older calls that change the mask (signals.c); for the program's own calls on the thread that
+ * started autoopt (outside autoopt and MPI, and not from the MPI library's or its transports'
+ * objects) they call aot_fault_sigmask: a call that leaves SIGSEGV or SIGTRAP blocked first
+ * runs every registered unguard hook (outside signal context as far as autoopt knows; at depth
+ * 0, so a hook may call MPI: paging completes its pending requests, chains lift their probes),
+ * and from then until the program unblocks both aot_fault_blocked() is 1: paging and chains
+ * guard and probe nothing new (the calls pass, counted).  Elsewhere glibc's function. */
+typedef void (*aot_fault_unguard_fn)(void);
+/* Registers the unguard hook of a slot (NULL: none).  Outside signal context. */
+void aot_fault_register_unguard(enum aot_fault_slot slot, aot_fault_unguard_fn fn);
+/* 1 while the program has SIGSEGV or SIGTRAP blocked on the thread that started autoopt. */
+int aot_fault_blocked(void);
+/* pthread_sigmask(how, set, old) as the program's call from caller (a return address): the
+ * error number, or 0. */
+int aot_fault_sigmask(int how, const sigset_t *set, sigset_t *old, const void *caller);
+/* glibc's own pthread_sigmask (signals.c), for autoopt's own masks: the error number, or 0. */
+int aot_fault_real_mask(int how, const sigset_t *set, sigset_t *old);
+
 /* One line "autoopt[rank]: msg" on stderr, written with one system call.  Async-signal-safe. */
 void aot_fault_say(const char *msg);
 

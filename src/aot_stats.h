@@ -34,7 +34,8 @@
     X(APP_THREADS,     "program runs threads of its own") \
     X(NOT_PAYING,      "no mode was faster than MPI here (benefit governor)") \
     X(DOZING,          "passed unexamined: its loop's calls were all passed") \
-    X(SKEWED,          "alltoallv blocks too unequal for rules measured with equal ones")
+    X(SKEWED,          "alltoallv blocks too unequal for rules measured with equal ones") \
+    X(SIGMASK,         "the program blocks SIGSEGV or SIGTRAP: no guard")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,

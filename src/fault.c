@@ -56,6 +56,7 @@
  * stack (UCX's) and set SIGSEGV to the default action.
  */
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -100,10 +101,20 @@ static struct aot_fault_sig *aot_fault_table(int sig)
     return NULL;
 }
 
-/* The siginfo being handed to a previous handler by this thread: a previous handler that
- * passes the signal on to what it found installed before it brings it back here if that was
- * our entry (one that read the kernel's disposition without glibc's sigaction). */
-static __thread const siginfo_t *aot_fault_forwarding __attribute__((tls_model("initial-exec")));
+/* The siginfo being handed to a previous handler by this thread, and the frame of the call
+ * that hands it: a previous handler that passes the signal on to what it found installed
+ * before it brings it back here if that was our entry (one that read the kernel's disposition
+ * without glibc's sigaction), and then the entry runs below that frame on the same stack.
+ * A previous handler may also never return (siglongjmp, longjmp): this is then left behind,
+ * and the next signal's siginfo lies at the same place of the alternate stack, but the entry
+ * that receives it runs at or above the frame recorded, so it is not taken for one passed back
+ * (before issue 55 the siginfo alone decided, and a program's second fault got the default
+ * action).  Nothing else of the entry outlives a handler that does not return. */
+struct aot_fault_fwd {
+    const siginfo_t *si;
+    uintptr_t frame;
+};
+static __thread struct aot_fault_fwd aot_fault_forwarding __attribute__((tls_model("initial-exec")));
 
 /* Set while libsigsegv runs on this thread: its sigaction and signal calls are autoopt's own
  * and go to the kernel (aot_fault_sigaction). */
@@ -120,7 +131,7 @@ static void aot_fault_lock(sigset_t *saved)
     sigset_t all;
 
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, saved);
+    aot_fault_real_mask(SIG_BLOCK, &all, saved);
     while (__atomic_exchange_n(&aot_fault_lock_word, 1, __ATOMIC_ACQUIRE))
         aot_syscall(SYS_sched_yield);
 }
@@ -128,7 +139,7 @@ static void aot_fault_lock(sigset_t *saved)
 static void aot_fault_unlock(const sigset_t *saved)
 {
     __atomic_store_n(&aot_fault_lock_word, 0, __ATOMIC_RELEASE);
-    pthread_sigmask(SIG_SETMASK, saved, NULL);
+    aot_fault_real_mask(SIG_SETMASK, saved, NULL);
 }
 
 /* ---------------------------------------------------------------- the previous handler */
@@ -160,6 +171,9 @@ static void aot_fault_prev_write(struct aot_fault_sig *s, const struct sigaction
 static int aot_fault_kernel_known;
 static unsigned long aot_fault_kernel_flags;
 static void (*aot_fault_kernel_restorer)(void);
+
+/* The signals of a mask the kernel keeps (1..64). */
+#define AOT_FAULT_KERNEL_NSIG 64
 
 /* The flags Linux keeps (since 5.11 it clears the others, in what it stores and in what it
  * answers); SA_EXPOSE_TAGBITS is 0x800 where the headers lack it. */
@@ -266,19 +280,20 @@ static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old);
 static void aot_fault_prev_change(struct aot_fault_sig *s, const struct sigaction *sa);
 
 /* SA_RESETHAND of a previous handler about to be called: the default action becomes the
- * previous handler (the entry stays; asked, sigaction answers SIG_DFL, as it would natively). */
-static void aot_fault_reset_prev(int sig)
+ * previous handler (the entry stays; asked, sigaction answers SIG_DFL, as it would natively).
+ * Linux resets the handler only: the flags (SA_RESETHAND among them), the restorer and the
+ * mask stay what the program set, and so they are answered (before issue 55 the flags were
+ * answered as SA_RESTORER alone). */
+static void aot_fault_reset_prev(int sig, const struct sigaction *old)
 {
     struct aot_fault_sig *s = aot_fault_table(sig);
     struct sigaction dfl;
     sigset_t saved;
 
-    memset(&dfl, 0, sizeof(dfl));
+    dfl = *old;
     dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
     aot_fault_lock(&saved);
     if (s && s->installed) {
-        aot_fault_as_kernel(&dfl);
         aot_fault_prev_change(s, &dfl);
     } else {
         aot_fault_real(sig, &dfl, NULL);
@@ -286,17 +301,20 @@ static void aot_fault_reset_prev(int sig)
     aot_fault_unlock(&saved);
 }
 
-/* Gives the signal to old as the kernel would have. */
-static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *si, void *ctx)
+/* Gives the signal to old as the kernel would have.  Not inlined: its frame lies below the
+ * entry's (aot_fault_forwarding). */
+static __attribute__((noinline)) void aot_fault_forward(const struct sigaction *old, int sig,
+                                                        siginfo_t *si, void *ctx)
 {
     struct aot_fault_plan p = aot_fault_plan(sig, si->si_code, old);
-    sigset_t saved;
-    const siginfo_t *outer = aot_fault_forwarding;
+    const ucontext_t *uc = ctx;
+    sigset_t saved, mask;
+    struct aot_fault_fwd outer = aot_fault_forwarding;
 
     /* a handler with SA_RESETHAND: the default action from now on, as the previous handler;
      * SIG_DFL or SIG_IGN for a fault or a trap: the process dies of the default action */
     if (p.reset && (p.action == AOT_FAULT_CALL_INFO || p.action == AOT_FAULT_CALL_PLAIN))
-        aot_fault_reset_prev(sig);
+        aot_fault_reset_prev(sig, old);
     else if (p.reset)
         aot_fault_set_default(sig);
     switch (p.action) {
@@ -310,14 +328,22 @@ static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *s
     case AOT_FAULT_CALL_PLAIN:
         break;
     }
-    pthread_sigmask(SIG_BLOCK, &p.block, &saved);
-    aot_fault_forwarding = si;
+    /* The mask the kernel would have set: the interrupted code's, the handler's sa_mask and
+     * the signal unless SA_NODEFER; not added to the entry's own (SIGTRAP is blocked while its
+     * entry runs), since a handler that leaves with longjmp keeps the mask it ran with. */
+    sigemptyset(&mask);
+    for (int k = 1; k <= AOT_FAULT_KERNEL_NSIG; k++)
+        if (sigismember(&uc->uc_sigmask, k) == 1 || sigismember(&p.block, k) == 1)
+            sigaddset(&mask, k);
+    aot_fault_real_mask(SIG_SETMASK, &mask, &saved);
+    aot_fault_forwarding.si = si;
+    aot_fault_forwarding.frame = (uintptr_t) __builtin_frame_address(0);
     if (p.action == AOT_FAULT_CALL_INFO)
         old->sa_sigaction(sig, si, ctx);
     else
         old->sa_handler(sig);
     aot_fault_forwarding = outer;
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    aot_fault_real_mask(SIG_SETMASK, &saved, NULL);
 }
 
 /* ---------------------------------------------------------------- stack overflow */
@@ -339,6 +365,12 @@ static void aot_fault_forward(const struct sigaction *old, int sig, siginfo_t *s
 
 static __thread int aot_fault_main __attribute__((tls_model("initial-exec")));
 static uintptr_t aot_fault_stack_hi;
+
+/* The program's blocked mask (aot_fault_sigmask, at the end of this file). */
+static aot_fault_unguard_fn aot_fault_unguards[AOT_FAULT_NSLOTS];
+static int aot_fault_blocked_now;        /* the program has SIGSEGV or SIGTRAP blocked */
+static int aot_fault_mask_on;            /* between aot_fault_mask_start and aot_fault_stop */
+static void aot_fault_mask_start(void);
 
 /* The alternate stack of the thread that started autoopt, as the program knows it, while
  * ours replaces it (aot_fault_sigaltstack).  Read and written by that thread only. */
@@ -427,7 +459,8 @@ static void aot_fault_entry(int sig, siginfo_t *si, void *ctx)
     struct sigaction old;
     int saved_errno = errno;
 
-    if (si == aot_fault_forwarding) {
+    if (si == aot_fault_forwarding.si &&
+        (uintptr_t) __builtin_frame_address(0) < aot_fault_forwarding.frame) {
         /* the previous handler passed it back to us: nobody else is left */
         memset(&old, 0, sizeof(old));
         old.sa_handler = SIG_DFL;
@@ -719,6 +752,7 @@ void aot_fault_start(void)
     aot_fault_alt_active = 1;
     if (rc != 0)
         aot_log(0, "fault entry: sigaction(SIGSEGV): %s", strerror(errno));
+    aot_fault_mask_start();
 }
 
 int aot_fault_sigaltstack(const stack_t *ss, stack_t *old)
@@ -754,7 +788,7 @@ int aot_fault_sigaltstack(const stack_t *ss, stack_t *old)
             /* the kernel judges it (EINVAL, ENOMEM) and ours goes back at once, with every
              * signal blocked meanwhile: none may run on the small stack */
             sigfillset(&all);
-            pthread_sigmask(SIG_BLOCK, &all, &saved);
+            aot_fault_real_mask(SIG_BLOCK, &all, &saved);
             rc = aot_fault_real_altstack(&want, NULL);
             if (rc == 0 && aot_fault_alt_ours() != 0) {
                 aot_fault_alt_virtual = 0;      /* ours cannot be set: the program's stays */
@@ -762,7 +796,7 @@ int aot_fault_sigaltstack(const stack_t *ss, stack_t *old)
                 aot_fault_alt_prog = aot_fault_alt_kept(want);
                 aot_fault_alt_virtual = 1;
             }
-            pthread_sigmask(SIG_SETMASK, &saved, NULL);
+            aot_fault_real_mask(SIG_SETMASK, &saved, NULL);
             if (rc != 0)
                 return -1;
         }
@@ -775,6 +809,10 @@ int aot_fault_sigaltstack(const stack_t *ss, stack_t *old)
 void aot_fault_stop(void)
 {
     sigset_t saved;
+
+    __atomic_store_n(&aot_fault_mask_on, 0, __ATOMIC_RELAXED);
+    for (int k = 0; k < AOT_FAULT_NSLOTS; k++)
+        __atomic_store_n(&aot_fault_unguards[k], NULL, __ATOMIC_RELEASE);
 
     aot_fault_lock(&saved);
     for (int k = 0; k < AOT_FAULT_NSIGS; k++) {
@@ -795,4 +833,146 @@ void aot_fault_stop(void)
         aot_fault_alt_virtual = 0;
         aot_fault_alt_active = 0;
     }
+}
+
+/* ---------------------------------------------------------------- the program's blocked mask */
+
+/*
+ * A guard (paging) or a probe (chains) is a no-access or read-only page the program may touch:
+ * the fault is autoopt's business, and is handled.  But a fault with SIGSEGV blocked (or the
+ * single step of a false-sharing access with SIGTRAP blocked) is not delivered: the kernel
+ * resets the disposition to the default and kills the process.  So while the program's thread
+ * that started autoopt blocks either signal it holds no guard and no probe: its sigprocmask,
+ * pthread_sigmask and the older calls that block (signals.c) come here, and a call that leaves
+ * either blocked first has every registered "unguard" hook run (paging completes its pending
+ * requests, chains lift their probes), and until the program unblocks them aot_fault_blocked()
+ * tells paging and chains not to guard or probe (their calls then pass, counted).
+ *
+ * Only the program's own calls count: on that thread, outside autoopt and MPI (aot_tls.depth
+ * 0), and not from the objects of the MPI library and its transports (libmpi, UCX, libfabric,
+ * found at aot_fault_start) or of libautoopt: MPICH and UCX block signals around their own
+ * work (thread creation) and restore them, and waiting for requests there would re-enter MPI.
+ * Calls of other threads concern their own masks: at MPI_THREAD_SINGLE with no thread of the
+ * program's (the only case paging converts) nothing else touches guarded memory.
+ */
+
+#define AOT_FAULT_MAX_INTERNAL 32
+static struct { uintptr_t lo, hi; } aot_fault_internal[AOT_FAULT_MAX_INTERNAL];
+static int aot_fault_ninternal;
+
+/* Object names (basename prefixes) of the MPI library and its transports. */
+static const char *const aot_fault_mpi_objects[] = { "libmpi", "libuc", "libfabric", "libpmi",
+                                                     "libpsm", "libhcoll", "libxpmem" };
+
+/* dl_iterate_phdr callback: the executable segments of an internal object. */
+static int aot_fault_note_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    const char *name = info->dlpi_name, *base = strrchr(name, '/');
+    uintptr_t self = (uintptr_t) arg;
+    int internal = 0;
+
+    (void) size;
+    base = base ? base + 1 : name;
+    for (size_t k = 0; k < sizeof(aot_fault_mpi_objects) / sizeof(aot_fault_mpi_objects[0]); k++)
+        if (strncmp(base, aot_fault_mpi_objects[k], strlen(aot_fault_mpi_objects[k])) == 0)
+            internal = 1;
+    for (int k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self >= lo && self < hi)
+            internal = 1;
+    }
+    for (int k = 0; internal && k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+            aot_fault_ninternal >= AOT_FAULT_MAX_INTERNAL)
+            continue;
+        aot_fault_internal[aot_fault_ninternal].lo = info->dlpi_addr + ph->p_vaddr;
+        aot_fault_internal[aot_fault_ninternal].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        aot_fault_ninternal++;
+    }
+    return 0;
+}
+
+static int aot_fault_is_internal(const void *caller)
+{
+    uintptr_t a = (uintptr_t) caller;
+    for (int k = 0; k < aot_fault_ninternal; k++)
+        if (a >= aot_fault_internal[k].lo && a < aot_fault_internal[k].hi)
+            return 1;
+    return 0;
+}
+
+static int aot_fault_blocks_ours(const sigset_t *set)
+{
+    return sigismember(set, SIGSEGV) == 1 || sigismember(set, SIGTRAP) == 1;
+}
+
+void aot_fault_register_unguard(enum aot_fault_slot slot, aot_fault_unguard_fn fn)
+{
+    if (slot < AOT_FAULT_NSLOTS)
+        __atomic_store_n(&aot_fault_unguards[slot], fn, __ATOMIC_RELEASE);
+}
+
+int aot_fault_blocked(void)
+{
+    return __atomic_load_n(&aot_fault_blocked_now, __ATOMIC_RELAXED);
+}
+
+/* At MPI_Init, on the thread that called it, after the MPI library loaded its transports. */
+static void aot_fault_mask_start(void)
+{
+    sigset_t now;
+
+    aot_fault_ninternal = 0;
+    dl_iterate_phdr(aot_fault_note_object, (void *) (uintptr_t) aot_fault_mask_start);
+    /* a mask inherited or set before MPI_Init (a process started with SIGSEGV blocked) */
+    if (aot_fault_real_mask(SIG_BLOCK, NULL, &now) == 0)
+        aot_fault_blocked_now = aot_fault_blocks_ours(&now);
+    aot_fault_mask_on = 1;
+}
+
+int aot_fault_sigmask(int how, const sigset_t *set, sigset_t *old, const void *caller)
+{
+    sigset_t want, had, now;
+    int rc;
+
+    if (!aot_fault_main || !__atomic_load_n(&aot_fault_mask_on, __ATOMIC_RELAXED) ||
+        aot_tls.depth != 0 || aot_fault_is_internal(caller))
+        return aot_fault_real_mask(how, set, old);
+    if (set)
+        want = *set;            /* read first: it may lie on a guarded page */
+    if (set && (how == SIG_BLOCK || how == SIG_SETMASK) && aot_fault_blocks_ours(&want)) {
+        /* nothing is guarded from here on, then nothing is guarded now */
+        __atomic_store_n(&aot_fault_blocked_now, 1, __ATOMIC_RELAXED);
+        for (int k = 0; k < AOT_FAULT_NSLOTS; k++) {
+            aot_fault_unguard_fn fn = __atomic_load_n(&aot_fault_unguards[k], __ATOMIC_ACQUIRE);
+            if (fn)
+                fn();
+        }
+    }
+    /* the kernel writes the old mask into memory of ours, not into a guarded page */
+    rc = aot_fault_real_mask(how, set ? &want : NULL, &had);
+    if (rc != 0) {
+        if (aot_fault_real_mask(SIG_BLOCK, NULL, &now) == 0)
+            __atomic_store_n(&aot_fault_blocked_now, aot_fault_blocks_ours(&now), __ATOMIC_RELAXED);
+        return rc;
+    }
+    if (set) {
+        now = had;
+        for (int k = 1; k <= AOT_FAULT_KERNEL_NSIG; k++) {
+            if (sigismember(&want, k) != 1)
+                continue;
+            if (how == SIG_BLOCK)
+                sigaddset(&now, k);
+            else if (how == SIG_UNBLOCK)
+                sigdelset(&now, k);
+        }
+        __atomic_store_n(&aot_fault_blocked_now,
+                         aot_fault_blocks_ours(how == SIG_SETMASK ? &want : &now),
+                         __ATOMIC_RELAXED);
+    }
+    if (old)
+        *old = had;
+    return 0;
 }

@@ -13,6 +13,14 @@
  * instead of the kernel; siginterrupt's choice for these two signals is kept here, for signal.
  * And sigaltstack (aot_fault_sigaltstack): the entry runs on the thread's alternate stack, and
  * a small one of the program's would overflow in paging's wait.
+ * And the functions that change the blocked mask for good: sigprocmask, pthread_sigmask (both
+ * of glibc's versions bind to this unversioned definition), sighold, sigrelse, sigblock,
+ * sigsetmask, and sigset's SIG_HOLD: each passes its caller to aot_fault_sigmask, which lets
+ * the program block SIGSEGV or SIGTRAP only once it holds no guard ("THE PROGRAM'S BLOCKED
+ * MASK" in aot_fault.h).  Not interposed: the masks that last one wait (sigsuspend, sigpause,
+ * pselect, ppoll, epoll_pwait, sigwait, signalfd's mask is no blocking at all), glibc's
+ * internal changes (siglongjmp, setcontext, swapcontext, posix_spawn) and the system call
+ * itself.
  * Not covered: sigvec and sigstack (obsolete; sigvec is a compatibility symbol no program can
  * link against), and the rt_sigaction and sigaltstack system calls made directly (syscall(2),
  * assembly).
@@ -36,6 +44,7 @@ typedef __sighandler_t aot_sig_handler_fn(int, __sighandler_t);
 typedef int aot_sig_ignore_fn(int);
 typedef int aot_sig_interrupt_fn(int, int);
 typedef int aot_sig_altstack_fn(const stack_t *, stack_t *);
+typedef int aot_sig_mask_fn(int, const sigset_t *, sigset_t *);
 
 /* glibc's functions, past this library */
 static struct {
@@ -44,6 +53,7 @@ static struct {
     aot_sig_ignore_fn *sigignore;
     aot_sig_interrupt_fn *siginterrupt;
     aot_sig_altstack_fn *sigaltstack;
+    aot_sig_mask_fn *pthread_sigmask;
     int resolved;
 } aot_sig_next;
 
@@ -58,6 +68,7 @@ static void aot_sig_resolve(void)
     aot_sig_next.sigignore = (aot_sig_ignore_fn *) dlsym(RTLD_NEXT, "sigignore");
     aot_sig_next.siginterrupt = (aot_sig_interrupt_fn *) dlsym(RTLD_NEXT, "siginterrupt");
     aot_sig_next.sigaltstack = (aot_sig_altstack_fn *) dlsym(RTLD_NEXT, "sigaltstack");
+    aot_sig_next.pthread_sigmask = (aot_sig_mask_fn *) dlsym(RTLD_NEXT, "pthread_sigmask");
     __atomic_store_n(&aot_sig_next.resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -79,6 +90,26 @@ int aot_fault_real_altstack(const stack_t *ss, stack_t *old)
         return -1;
     }
     return aot_sig_next.sigaltstack(ss, old);
+}
+
+int aot_fault_real_mask(int how, const sigset_t *set, sigset_t *old)
+{
+    aot_sig_resolve();
+    if (!aot_sig_next.pthread_sigmask)
+        return ENOSYS;
+    return aot_sig_next.pthread_sigmask(how, set, old);
+}
+
+/* sigprocmask's answer (0, or -1 with errno) for the program's call from caller. */
+static int aot_sig_mask(int how, const sigset_t *set, sigset_t *old, const void *caller)
+{
+    int e = aot_fault_sigmask(how, set, old, caller);
+
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return 0;
 }
 
 static int aot_sig_ours(int sig)
@@ -171,7 +202,7 @@ AOT_SIG_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
     sigemptyset(&set);
     sigaddset(&set, sig);
     if (disp == SIG_HOLD) {
-        if (sigprocmask(SIG_BLOCK, &set, &was) < 0)
+        if (aot_sig_mask(SIG_BLOCK, &set, &was, __builtin_return_address(0)) < 0)
             return SIG_ERR;
         if (sigismember(&was, sig))
             return SIG_HOLD;
@@ -180,7 +211,7 @@ AOT_SIG_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
         return old.sa_handler;
     }
     h = aot_sig_set(sig, disp, 0, 0);
-    if (h == SIG_ERR || sigprocmask(SIG_UNBLOCK, &set, &was) < 0)
+    if (h == SIG_ERR || aot_sig_mask(SIG_UNBLOCK, &set, &was, __builtin_return_address(0)) < 0)
         return SIG_ERR;
     return sigismember(&was, sig) ? SIG_HOLD : h;
 }
@@ -216,4 +247,65 @@ AOT_SIG_EXPORT int siginterrupt(int sig, int interrupt)
     else
         act.sa_flags |= SA_RESTART;
     return aot_fault_sigaction(sig, &act, NULL);
+}
+
+/* ---------------------------------------------------------------- the blocked mask */
+
+AOT_SIG_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return aot_sig_mask(how, set, old, __builtin_return_address(0));
+}
+
+AOT_SIG_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return aot_fault_sigmask(how, set, old, __builtin_return_address(0));
+}
+
+/* sighold and sigrelse: sig alone blocked or unblocked, as glibc's (EINVAL for a bad sig) */
+static int aot_sig_one(int how, int sig, const void *caller)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    if (sigaddset(&set, sig) < 0)
+        return -1;
+    return aot_sig_mask(how, &set, NULL, caller);
+}
+
+AOT_SIG_EXPORT int sighold(int sig)
+{
+    return aot_sig_one(SIG_BLOCK, sig, __builtin_return_address(0));
+}
+
+AOT_SIG_EXPORT int sigrelse(int sig)
+{
+    return aot_sig_one(SIG_UNBLOCK, sig, __builtin_return_address(0));
+}
+
+/* sigblock and sigsetmask: BSD masks of signals 1-32 (bit sig - 1), the old one returned */
+static int aot_sig_bsd(int how, int mask, const void *caller)
+{
+    sigset_t set, old;
+    unsigned bits = (unsigned) mask, was = 0;
+
+    sigemptyset(&set);
+    for (int k = 1; k <= 32; k++)
+        if (bits & (1U << (k - 1)))
+            sigaddset(&set, k);
+    if (aot_sig_mask(how, &set, &old, caller) < 0)
+        return -1;
+    for (int k = 1; k <= 32; k++)
+        if (sigismember(&old, k) == 1)
+            was |= 1U << (k - 1);
+    return (int) was;
+}
+
+AOT_SIG_EXPORT int sigblock(int mask)
+{
+    return aot_sig_bsd(SIG_BLOCK, mask, __builtin_return_address(0));
+}
+
+AOT_SIG_EXPORT int sigsetmask(int mask)
+{
+    return aot_sig_bsd(SIG_SETMASK, mask, __builtin_return_address(0));
 }
