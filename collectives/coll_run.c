@@ -344,7 +344,9 @@ static void aot_warn_uncovered(enum aot_coll_kind kind, int comm_size, int comm_
     static unsigned char warned[AOT_COLL_NKINDS];
     static int covered_size[AOT_COLL_NKINDS];
 
-    if (__atomic_load_n(&warned[kind], __ATOMIC_RELAXED)
+    /* a collective of 1 rank has nothing to choose: no rule is missing (ARMCI, for one,
+     * makes a communicator of 1 rank per process) */
+    if (comm_size <= 1 || __atomic_load_n(&warned[kind], __ATOMIC_RELAXED)
         || __atomic_load_n(&covered_size[kind], __ATOMIC_RELAXED) == comm_size)
         return;
     if (aot_tuning_covers(aot_policy.tuning, kind, comm_size) != 0) {
@@ -352,10 +354,9 @@ static void aot_warn_uncovered(enum aot_coll_kind kind, int comm_size, int comm_
         return;
     }
     if (aot_once(&warned[kind], 1) && comm_rank == 0)
-        aot_log(0, "%s: the tuning file %s has no rules for communicators of %d rank%s: MPI's "
+        aot_log(0, "%s: the tuning file %s has no rules for communicators of %d ranks: MPI's "
                 "own algorithm runs (was it measured on another job size? docs/tuning.md)",
-                aot_coll_kind_names[kind], aot_tuning_name,
-                comm_size, comm_size == 1 ? "" : "s");
+                aot_coll_kind_names[kind], aot_tuning_name, comm_size);
 }
 
 /* Counts the algorithm a call runs: its counter, and for a call of the program (fn >= 0) the
