@@ -171,6 +171,18 @@ int aot_online_record(struct aot_online_key *k, double seconds);
 /* The n agreed values (the per-rank maxima of k->buf[0..n)). */
 void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n);
 
+/* What AUTOOPT_TUNE_SAVE saves for a decided key of collective kind whose choice in force is
+ * c, given the agreed scores of native (native_s) and of c (winner_s), seconds, <= 0 when not
+ * measured: c only where it was measured faster than native, else native ({kind, 0}) in *out.
+ * A choice in force can be measured slower than native: a key whose conditions changed explores
+ * again and rescores every candidate while its old choice still holds (a job that ends then
+ * ends with those scores), and a table's choice (the base) keeps a tie within the margin.  The
+ * rule's note ("online: 1.52x faster than native, 4 candidates, 1000 calls") goes to note.
+ * Returns 1 when c is saved, 0 when native is. */
+int aot_online_saved(int kind, const struct aot_coll_choice *c, double native_s,
+                     double winner_s, int tried, uint64_t calls, struct aot_coll_choice *out,
+                     char *note, size_t len);
+
 /* Mean of the best n/2+1 of x[0..n) (sorts x). */
 double aot_online_score(double *x, int n);
 

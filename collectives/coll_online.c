@@ -2,6 +2,7 @@
  * coll_online.c: the pure core of online tuning (aot_online.h, docs/online.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,4 +391,37 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
         return;
     }
     k->want = k->want * 2 <= AOT_ONLINE_WINMAX ? k->want * 2 : AOT_ONLINE_WINMAX;
+}
+
+/* ---------------------------------------------------------------- what is saved */
+
+int aot_online_saved(int kind, const struct aot_coll_choice *c, double native_s,
+                     double winner_s, int tried, uint64_t calls, struct aot_coll_choice *out,
+                     char *note, size_t len)
+{
+    char name[128];
+
+    out->alg = kind;
+    out->param = 0;
+    if (c->alg == kind) {
+        snprintf(note, len, "online: no candidate beat native, %d candidates, %llu calls", tried,
+                 (unsigned long long) calls);
+        return 0;
+    }
+    aot_coll_format_choice(c, name, sizeof(name));
+    if (!(native_s > 0 && winner_s > 0)) {
+        snprintf(note, len, "online: %s not measured against native: native kept, %d "
+                 "candidates, %llu calls", name, tried, (unsigned long long) calls);
+        return 0;
+    }
+    if (!(winner_s < native_s)) {
+        snprintf(note, len, "online: %s measured %.2fx slower than native: native kept, %d "
+                 "candidates, %llu calls", name, winner_s / native_s, tried,
+                 (unsigned long long) calls);
+        return 0;
+    }
+    *out = *c;
+    snprintf(note, len, "online: %.2fx faster than native, %d candidates, %llu calls",
+             native_s / winner_s, tried, (unsigned long long) calls);
+    return 1;
 }

@@ -257,10 +257,12 @@ static void aot_online_describe(const struct aot_online_key *k, char *buf, size_
 {
     char w[128];
     aot_coll_format_choice(&k->cand[k->winner], w, sizeof(w));
-    if (k->winner == 0 || k->score[0] <= 0)
+    if (k->winner == 0 || k->score[0] <= 0 || k->score[k->winner] <= 0)
         snprintf(buf, len, "%s", w);
-    else
+    else if (k->score[k->winner] < k->score[0])
         snprintf(buf, len, "%s (%.2fx faster than native)", w, k->score[0] / k->score[k->winner]);
+    else
+        snprintf(buf, len, "%s (%.2fx slower than native)", w, k->score[k->winner] / k->score[0]);
 }
 
 int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
@@ -575,6 +577,7 @@ static int aot_online_save(const char *path)
     }
     for (int i = 0; i < aot_online_nentries; i++) {
         const struct aot_online_entry *e = &aot_online_table[i], *best = e;
+        struct aot_coll_choice in_force, saved;
         struct aot_tuning_rule rule;
         int bi = i;
         if (taken[i] || !e->agree)
@@ -601,15 +604,13 @@ static int aot_online_save(const char *path)
             rule.bytes_lo = 0;
             rule.bytes_hi = AOT_TUNING_INF_BYTES;
         }
-        rule.alg = best->r.alg;
-        rule.param = (long) best->r.param;
-        if (best->r.alg != best->r.kind && best->r.native_s > 0)
-            snprintf(notes[bi], sizeof(notes[bi]), "online: %.2fx faster than native, %d "
-                     "candidates, %llu calls", best->r.native_s / best->r.winner_s,
-                     best->r.tried, (unsigned long long) best->r.calls);
-        else
-            snprintf(notes[bi], sizeof(notes[bi]), "online: no candidate beat native, %d "
-                     "candidates, %llu calls", best->r.tried, (unsigned long long) best->r.calls);
+        /* the choice in force only where it was measured faster than native */
+        in_force.alg = best->r.alg;
+        in_force.param = (long) best->r.param;
+        aot_online_saved(best->r.kind, &in_force, best->r.native_s, best->r.winner_s,
+                         best->r.tried, best->r.calls, &saved, notes[bi], sizeof(notes[bi]));
+        rule.alg = saved.alg;
+        rule.param = (long) saved.param;
         rule.note = notes[bi];
         if (aot_tuning_add(&t, &rule, err, sizeof(err)) != 0)
             goto out;

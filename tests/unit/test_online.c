@@ -677,6 +677,96 @@ START_TEST(test_single_candidate)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- what is saved */
+
+/* What AUTOOPT_TUNE_SAVE would save for rank r's key (as coll_online_run.c's records take it:
+ * the choice in force and the agreed scores of native and of that choice), the simulated
+ * candidates standing for native (0) and the allreduce algorithms of names[] (1, 2). */
+static int saved_of(const struct aot_online_key *k, const char *const *names,
+                    struct aot_coll_choice *out, char *note, size_t len)
+{
+    struct aot_coll_choice c = {AOT_COLL_ALLREDUCE, 0};
+    char err[256];
+
+    if (k->winner > 0)
+        ck_assert_int_eq(aot_coll_parse_choice(AOT_COLL_ALLREDUCE, names[k->winner], &c, err,
+                                               sizeof(err)), 0);
+    return aot_online_saved(AOT_COLL_ALLREDUCE, &c, k->score[0], k->score[k->winner],
+                            k->tried, k->calls, out, note, len);
+}
+
+/* Candidate 1 is twice as fast as native until call 300, then 3.6 times slower (the machine
+ * or the program changed): its windows are then far from its score and the key explores
+ * again, rescoring every candidate while candidate 1 is still the choice in force. */
+static double time_turns(int cand, uint64_t call, int rank)
+{
+    static const double before[3] = {10, 5, 20}, after[3] = {10, 36, 20};
+    (void) rank;
+    return (call < 300 ? before[cand] : after[cand]) * 1e-6;
+}
+
+START_TEST(test_saved_never_slower)
+{
+    static const char *const names[3] = {"native", "recursive_doubling", "reduce_bcast"};
+    static struct sim s;
+    struct aot_coll_choice out;
+    char note[160];
+    int i;
+
+    sim_init(&s, 3, 16, 1.1);
+    for (i = 0; i < 300; i++)
+        sim_call(&s, time_turns);
+    ck_assert_int_eq(s.k[0].winner, 1);
+    ck_assert_int_eq(saved_of(&s.k[0], names, &out, note, sizeof(note)), 1);
+    ck_assert_str_eq(aot_coll_algs[out.alg].name, "recursive_doubling");
+    ck_assert_msg(strstr(note, "online: 2.00x faster than native"), "note: %s", note);
+    /* on until the first round of the new exploration is agreed: a job that ends here has
+     * candidate 1 in force and scores that say it is 3.6 times slower than native (the file
+     * once said "0.28x faster than native") */
+    for (; i < 5000 && !(s.k[0].reexplored == 1 && s.k[0].rounds == 1); i++)
+        sim_call(&s, time_turns);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_EXPLORING);
+        ck_assert_int_eq(s.k[r].winner, 1);
+        ck_assert_double_eq_tol(s.k[r].score[0] / s.k[r].score[1], 10.0 / 36, 1e-9);
+        ck_assert_int_eq(saved_of(&s.k[r], names, &out, note, sizeof(note)), 0);
+        ck_assert_int_eq(out.alg, AOT_COLL_ALLREDUCE);
+        ck_assert_int_eq(out.param, 0);
+        ck_assert_msg(strstr(note, "recursive_doubling measured 3.60x slower than native: "
+                                   "native kept"), "note: %s", note);
+    }
+    /* the new exploration ends: native is chosen and saved */
+    for (int j = 0; j < 200; j++)
+        sim_call(&s, time_turns);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
+    ck_assert_int_eq(s.k[0].winner, 0);
+    ck_assert_int_eq(saved_of(&s.k[0], names, &out, note, sizeof(note)), 0);
+    ck_assert_int_eq(out.alg, AOT_COLL_ALLREDUCE);
+    ck_assert_msg(strstr(note, "no candidate beat native"), "note: %s", note);
+
+    /* the table's choice keeps a tie within the margin: native 2 % faster is not saved over */
+    sim_init_base(&s, 3, 1, 16, 1.1);
+    fixed_us = base_us;
+    for (i = 0; i < AOT_ONLINE_WARMUP + 3 * AOT_ONLINE_REPS * (1 + AOT_ONLINE_SETTLE); i++)
+        sim_call(&s, time_fixed);
+    ck_assert_int_eq(s.k[0].winner, 1);
+    ck_assert_int_eq(saved_of(&s.k[0], names, &out, note, sizeof(note)), 0);
+    ck_assert_int_eq(out.alg, AOT_COLL_ALLREDUCE);
+    ck_assert_msg(strstr(note, "1.02x slower than native"), "note: %s", note);
+
+    /* not measured against native: native */
+    struct aot_coll_choice rd = {AOT_COLL_ALLREDUCE, 0};
+    char err[256];
+    ck_assert_int_eq(aot_coll_parse_choice(AOT_COLL_ALLREDUCE, "recursive_doubling", &rd, err,
+                                           sizeof(err)), 0);
+    ck_assert_int_eq(aot_online_saved(AOT_COLL_ALLREDUCE, &rd, -1, 1e-6, 3, 100, &out, note,
+                                      sizeof(note)), 0);
+    ck_assert_int_eq(out.alg, AOT_COLL_ALLREDUCE);
+    ck_assert_int_eq(aot_online_saved(AOT_COLL_ALLREDUCE, &rd, 1e-6, 1e-6, 3, 100, &out, note,
+                                      sizeof(note)), 0);
+}
+END_TEST
+
 static Suite *online_suite(void)
 {
     Suite *s = suite_create("online");
@@ -699,6 +789,7 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_pick);
     tcase_add_test(tc, test_base);
     tcase_add_test(tc, test_single_candidate);
+    tcase_add_test(tc, test_saved_never_slower);
     suite_add_tcase(s, tc);
     return s;
 }
