@@ -16,6 +16,8 @@
  *   init.c       init, finalize, the child after fork
  *   syscalls.c   the libc wrappers (read, write, free, munmap, fork ...) that complete or lift
  *                guards before the kernel or the allocator touch guarded memory
+ *   mapping.c    calls that change the mappings (munmap, madvise, brk ...), also through
+ *                UCX's memory hooks, which bypass syscalls.c's wrappers
  *
  * From src/ (aot_mem.h): the private arena (aot_mem_alloc, aot_mem_shadow_get ...: everything
  * the fault handler reads or writes, and the shadow buffers MPI receives into, lives in pages
@@ -306,6 +308,29 @@ extern int aot_pg_mpi_window;
 void aot_pg_lifted_restore(void);
 void aot_pg_lifted_forget(void);      /* child after fork */
 void aot_pg_handler_uninstall(void);
+
+/* ---------------------------------------------------------------- mapping.c */
+
+/* Whether madvise(advice) may drop, move or touch the contents (the call then waits). */
+int aot_pg_advice_waits(int advice);
+/* Completes every pending request with a byte on the pages of [addr, addr + len), outside MPI
+ * only (aot_tls.depth == 0): before the mappings there change. */
+void aot_pg_pages_done(const void *addr, size_t len);
+/* The heap's end moves to brk_new (brk, sbrk): what it gives back, as above. */
+void aot_pg_heap_to(uintptr_t brk_new);
+/* shmdt(addr): the mapping that holds addr, as above. */
+void aot_pg_shm_detach(const void *addr);
+/* Registers the handlers of UCX's memory events when libucm is loaded (MPI_Init): libucm
+ * patches mmap, munmap, mremap, madvise, shmdt and brk, autoopt's wrappers included.
+ * Returns the number of events registered. */
+int aot_pg_ucm_init(void);
+
+/* Chains' learning probes must not make a system call fail with EFAULT (src/aot.h). */
+static inline void aot_pg_probes_release(void)
+{
+    if (aot_probes_armed && aot_probes_release)
+        aot_probes_release();
+}
 
 /* ---------------------------------------------------------------- syscalls.c */
 

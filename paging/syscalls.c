@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -73,6 +74,7 @@ size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FIL
     X(__fread_chk) X(__fread_unlocked_chk) X(getrandom) \
     X(process_vm_readv) X(process_vm_writev) \
     X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mprotect) X(mmap) X(mmap64) \
+    X(shmdt) X(brk) X(sbrk) \
     X(syscall) X(aio_read) X(aio_write) X(aio_read64) X(aio_write64) X(lio_listio) X(lio_listio64)
 
 static struct {
@@ -120,13 +122,6 @@ static void aot_pg_missing(const char *name)
      aot_pg_real.name ? aot_pg_real.name : (aot_pg_missing(#name), aot_pg_real.name))
 /* The fast path: every real function known, nothing pending, no chains probe armed. */
 #define AOT_PG_FAST(name) __builtin_expect(aot_pg_gate == 1 && !aot_probes_armed, 1)
-
-/* Chains' learning probes must not make the call fail with EFAULT (src/aot.h). */
-static inline void aot_pg_probes_release(void)
-{
-    if (aot_probes_armed && aot_probes_release)
-        aot_probes_release();
-}
 
 /* ---------------------------------------------------------------- the common slow path */
 
@@ -190,22 +185,6 @@ static void aot_pg_before_iov(const struct iovec *iov, int n, int kernel_writes,
         l->p0 = AOT_PG_PAGE(lo);
         l->p1 = AOT_PG_PAGE(hi - 1) + 1;
         aot_pg_pages_lift(l->p0, l->p1);
-    }
-}
-
-/* Requests with any byte on the pages of [lo, hi) (unmapping, protecting, discarding). */
-static void aot_pg_pages_done(const void *addr, size_t len)
-{
-    if (aot_pg_on && aot_pg_npending && aot_tls.depth == 0 && len) {
-        int n;
-        aot_tls.depth = 1;
-        aot_pg_mpi_window = 1;
-        n = aot_pg_complete_pages((intptr_t) addr, (intptr_t) addr + (intptr_t) len);
-        aot_pg_lifted_restore();
-        aot_pg_mpi_window = 0;
-        aot_tls.depth = 0;
-        if (n)
-            AOT_PG_COUNT(syscall_waits, n);
     }
 }
 
@@ -339,6 +318,55 @@ static long aot_pg_syscall_plain(long nr, const long *a)
     return aot_pg_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* The numbers that change mappings (mapping.c's rule): munmap, mremap, madvise, mprotect,
+ * shmdt, brk, and mmap with MAP_FIXED.  (UCX's libucm makes its own munmap ... this way.) */
+static int aot_pg_sys_maps(long nr, const long *a)
+{
+    switch (nr) {
+    case SYS_munmap: case SYS_mremap: case SYS_madvise: case SYS_mprotect: case SYS_shmdt:
+    case SYS_brk:
+        return 1;
+    case SYS_mmap:
+        return (a[3] & MAP_FIXED) != 0;
+    default:
+        return 0;
+    }
+}
+
+static long aot_pg_syscall_maps(long nr, const long *a)
+{
+    long r;
+    if (!AOT_PG_FAST(syscall)) {
+        aot_pg_probes_release();
+        switch (nr) {
+        case SYS_munmap: case SYS_mprotect: case SYS_mmap:
+            aot_pg_pages_done((const void *) a[0], (size_t) a[1]);
+            break;
+        case SYS_mremap:
+            aot_pg_pages_done((const void *) a[0], (size_t) a[1]);
+            if (a[3] & MREMAP_FIXED)
+                aot_pg_pages_done((const void *) a[4], (size_t) a[2]);
+            break;
+        case SYS_madvise:
+            if (aot_pg_advice_waits((int) a[2]))
+                aot_pg_pages_done((const void *) a[0], (size_t) a[1]);
+            break;
+        case SYS_shmdt:
+            aot_pg_shm_detach((const void *) a[0]);
+            break;
+        case SYS_brk:
+            aot_pg_heap_to((uintptr_t) a[0]);
+            break;
+        default:
+            break;
+        }
+    }
+    r = aot_pg_syscall_plain(nr, a);
+    if (nr != SYS_madvise)
+        aot_maps_invalidate();
+    return r;
+}
+
 /* Six arguments are read whatever the caller passed, as the kernel reads six registers and as
  * glibc's own syscall(3) does; the sixth comes from the caller's stack, so AddressSanitizer is
  * told not to check these reads. */
@@ -353,6 +381,8 @@ AOT_PG_EXPORT long syscall(long nr, ...)
     for (int k = 0; k < 6; k++)
         a[k] = va_arg(ap, long);
     va_end(ap);
+    if (aot_pg_sys_maps(nr, a))
+        return aot_pg_syscall_maps(nr, a);
     if (AOT_PG_FAST(syscall))
         return aot_pg_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
     switch (nr) {
@@ -527,8 +557,34 @@ AOT_PG_EXPORT int madvise(void *a, size_t len, int advice)
 {
     if (AOT_PG_FAST(madvise))
         return aot_pg_real.madvise(a, len, advice);
-    aot_pg_pages_done(a, len);
+    if (aot_pg_advice_waits(advice))
+        aot_pg_pages_done(a, len);
     return AOT_PG_REAL(madvise)(a, len, advice);
+}
+
+AOT_PG_EXPORT int shmdt(const void *a)
+{
+    if (!AOT_PG_FAST(shmdt))
+        aot_pg_shm_detach(a);
+    AOT_PG_MAPS_CHANGED(int, AOT_PG_REAL(shmdt)(a));
+}
+
+/* The program's own heap calls (glibc's allocator calls its internal __brk, which does not
+ * come here; free and realloc above cover its chunks). */
+AOT_PG_EXPORT int brk(void *a)
+{
+    if (!AOT_PG_FAST(brk))
+        aot_pg_heap_to((uintptr_t) a);
+    AOT_PG_MAPS_CHANGED(int, AOT_PG_REAL(brk)(a));
+}
+
+AOT_PG_EXPORT void *sbrk(intptr_t inc)
+{
+    if (inc < 0 && !AOT_PG_FAST(sbrk))
+        aot_pg_heap_to((uintptr_t) aot_syscall(SYS_brk, 0) + (uintptr_t) inc);
+    if (inc >= 0)
+        return AOT_PG_REAL(sbrk)(inc);
+    AOT_PG_MAPS_CHANGED(void *, AOT_PG_REAL(sbrk)(inc));
 }
 
 AOT_PG_EXPORT int mprotect(void *a, size_t len, int prot)
@@ -589,4 +645,5 @@ void aot_pg_syscalls_init(void)
         pthread_atfork(aot_pg_atfork_prepare, NULL, aot_pg_atfork_child);
         done = 1;
     }
+    aot_pg_ucm_init();
 }
