@@ -48,8 +48,6 @@
 #undef fread_unlocked
 #undef fwrite_unlocked
 
-#define AOT_PG_EXPORT __attribute__((visibility("default")))
-
 /* glibc's allocator entry points: used only while the wrappers are being resolved (dlsym may
  * free), when the next definition is not known yet. */
 extern void __libc_free(void *);
@@ -125,10 +123,6 @@ static void aot_pg_missing(const char *name)
 
 /* ---------------------------------------------------------------- the common slow path */
 
-struct aot_pg_lift {
-    uintptr_t p0, p1;
-};
-
 /* Before the kernel (or libc) touches [lo, hi): complete conflicting requests (only outside
  * MPI), then open pages that still block the access until aot_pg_after. */
 static void aot_pg_before(intptr_t lo, intptr_t hi, int kernel_writes, struct aot_pg_lift *l)
@@ -186,6 +180,35 @@ static void aot_pg_before_iov(const struct iovec *iov, int n, int kernel_writes,
         l->p1 = AOT_PG_PAGE(hi - 1) + 1;
         aot_pg_pages_lift(l->p0, l->p1);
     }
+}
+
+/* syswrap.c's wrappers: one pointer argument p of a system call, whose reach is not known
+ * exactly: a path, a structure, or a buffer of the call's largest size argument, so
+ * [p, p + span).  Completing more than the call touches only waits earlier; lifting more
+ * only opens pages for the call's duration. */
+void aot_pg_arg_before(struct aot_pg_lift *l, const void *p, size_t span, int kernel_writes)
+{
+    l->p0 = l->p1 = 0;
+    if (!p)
+        return;
+    aot_pg_probes_release();
+    if (span > (size_t) (UINTPTR_MAX - (uintptr_t) p))
+        span = (size_t) (UINTPTR_MAX - (uintptr_t) p);
+    aot_pg_before((intptr_t) p, (intptr_t) p + (intptr_t) span, kernel_writes, l);
+}
+
+void aot_pg_args_after(const struct aot_pg_lift *l, int n)
+{
+    while (n-- > 0)
+        aot_pg_after(&l[n]);
+}
+
+void *aot_pg_next(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f)
+        aot_pg_missing(name);
+    return f;
 }
 
 /* ---------------------------------------------------------------- the wrappers */

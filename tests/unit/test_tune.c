@@ -1113,6 +1113,102 @@ START_TEST(test_raw_parse_short_err)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- rules from a row */
+
+/* The range of sp[0..n) that covers bytes, or -1. */
+static int covering(const struct aot_tune_span *sp, int n, uint64_t bytes)
+{
+    for (int i = 0; i < n; i++)
+        if (sp[i].lo <= bytes && bytes <= sp[i].hi)
+            return i;
+    return -1;
+}
+
+/* recursive_doubling (1) against native (0), mocked: surely faster at 64 and 256 B, surely
+ * slower at 128 B (as autoopt-bench-coll found it on 4 ranks), faster at 16, 32 and 512 */
+START_TEST(test_spans_loser_between_winners)
+{
+    static const uint64_t bytes[6] = {16, 32, 64, 128, 256, 512};
+    static const double rd_us[6] = {5, 5, 5, 16, 5, 5};
+    struct aot_tune_gridpt g[6];
+    struct aot_tune_span sp[6];
+    int n, k;
+
+    for (int i = 0; i < 6; i++) {
+        struct aot_tune_two c[2] = {two(10, 0.2, 10, 0.2), two(rd_us[i], 0.2, rd_us[i], 0.2)};
+        g[i] = (struct aot_tune_gridpt){bytes[i], 1, aot_tune_choose(c, 2, 0, -1), 0};
+    }
+    ck_assert_int_eq(g[2].choice, 1);
+    ck_assert_int_eq(g[3].choice, 0);
+    ck_assert_int_eq(g[4].choice, 1);
+    /* the crossover searches: native from 100 B, recursive_doubling again from 181 B */
+    g[3].cross = 100;
+    g[4].cross = 181;
+    n = aot_tune_spans(g, 6, sp);
+    ck_assert_int_eq(n, 3);
+    k = covering(sp, n, 128);
+    ck_assert_int_ge(k, 0);
+    ck_assert_int_eq(g[sp[k].first].choice, 0);            /* native: no algorithm's rule */
+    ck_assert_int_eq(sp[k].lo, 100);
+    ck_assert_int_eq(sp[k].hi, 180);
+    ck_assert_int_eq(sp[0].lo, 16);
+    ck_assert_int_eq(sp[0].hi, 99);
+    ck_assert_int_eq(sp[0].first, 0);
+    ck_assert_int_eq(sp[0].last, 2);
+    ck_assert_int_eq(sp[2].lo, 181);
+    ck_assert_int_eq(sp[2].hi, 512);
+    for (uint64_t b = 0; b <= 600; b++) {
+        k = covering(sp, n, b);
+        if (b < 16 || b > 512)
+            ck_assert_int_eq(k, -1);
+        else
+            ck_assert_int_ge(k, 0);
+        if (k >= 0 && b >= 100 && b <= 180)
+            ck_assert_int_eq(g[sp[k].first].choice, 0);
+    }
+
+    /* the budget left 128 out: recursive_doubling at 64 and at 256 makes no rule across it;
+     * from 65 to 255 B no rule (native) */
+    g[3].measured = 0;
+    g[4].cross = 0;
+    n = aot_tune_spans(g, 6, sp);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(sp[0].hi, 64);
+    ck_assert_int_eq(sp[1].lo, 256);
+    ck_assert_int_eq(sp[1].hi, 512);
+    for (uint64_t b = 65; b < 256; b++)
+        ck_assert_int_eq(covering(sp, n, b), -1);
+}
+END_TEST
+
+START_TEST(test_spans_edges)
+{
+    struct aot_tune_gridpt g[4] = {{4, 1, 0, 0}, {8, 1, 0, 0}, {16, 1, 1, 0}, {32, 0, 1, 0}};
+    struct aot_tune_span sp[4];
+    int n;
+
+    /* the first point, at most 8 bytes, covers 0; a change without a search: at the point */
+    n = aot_tune_spans(g, 4, sp);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(sp[0].lo, 0);
+    ck_assert_int_eq(sp[0].hi, 15);
+    ck_assert_int_eq(sp[1].lo, 16);
+    ck_assert_int_eq(sp[1].hi, 16);          /* 32 was not measured: nothing beyond 16 */
+    /* a crossover outside the bracket is not taken */
+    g[2].cross = 99;
+    n = aot_tune_spans(g, 4, sp);
+    ck_assert_int_eq(sp[1].lo, 16);
+    /* the first grid point left out: the next starts at itself, not at 0 */
+    g[0].measured = 0;
+    n = aot_tune_spans(g, 4, sp);
+    ck_assert_int_eq(sp[0].lo, 8);
+    /* nothing measured: no range */
+    for (int i = 0; i < 4; i++)
+        g[i].measured = 0;
+    ck_assert_int_eq(aot_tune_spans(g, 4, sp), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tune");
@@ -1140,6 +1236,8 @@ int main(void)
     tcase_add_test(tc, test_bisect_exact);
     tcase_add_test(tc, test_bisect_nothing_to_do);
     tcase_add_test(tc, test_pruned);
+    tcase_add_test(tc, test_spans_loser_between_winners);
+    tcase_add_test(tc, test_spans_edges);
     tcase_add_test(tc, test_race_rule);
     tcase_add_test(tc, test_race_synthetic);
     tcase_add_test(tc, test_surely_faster_both);

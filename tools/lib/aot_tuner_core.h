@@ -132,6 +132,36 @@ void aot_tune_bisect_report(struct aot_tune_bisect *b, uint64_t bytes, int right
 /* The first size given to R. */
 uint64_t aot_tune_bisect_cross(const struct aot_tune_bisect *b);
 
+/* ---------------------------------------------------------------- rules from a row */
+
+/*
+ * The byte ranges of one collective's rules, from its grid: the powers of two of --sizes (as
+ * autoopt-bench-coll counts them; the sizes where MPI's own choice of algorithm may change),
+ * increasing.  g[i].measured: the point was decided (the budget may leave points out);
+ * g[i].choice: an id of its choice (equal ids: the same algorithm and parameter); g[i].cross,
+ * for a measured point right after a measured one with another choice: the first size the
+ * crossover search gave to this point's choice (0: none searched, the point itself).
+ *
+ * A range only spans sizes between two measured grid points with no grid point between
+ * them, so no rule reaches over a size it was not measured at: a point's choice extends
+ * down to the crossover from its measured left neighbour (or down to it, with the same
+ * choice); a point whose left neighbour was not measured starts its range at itself, and the
+ * sizes between run native (no rule).  The first grid point, when measured and at most
+ * 8 bytes, starts at 0.  out[k] = {lo, hi, first, last}: the measured points first..last
+ * (indices into g) chose what out[k] runs.  Returns the number of ranges (at most n).
+ */
+struct aot_tune_gridpt {
+    uint64_t bytes;
+    int measured;
+    int choice;
+    uint64_t cross;
+};
+struct aot_tune_span {
+    uint64_t lo, hi;
+    int first, last;
+};
+int aot_tune_spans(const struct aot_tune_gridpt *g, int n, struct aot_tune_span *out);
+
 /* ---------------------------------------------------------------- pruning */
 
 /* Whether a candidate may be skipped at a grid point between two measured neighbours: its

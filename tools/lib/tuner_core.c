@@ -212,6 +212,34 @@ uint64_t aot_tune_bisect_cross(const struct aot_tune_bisect *b)
     return b->hi;
 }
 
+/* ---------------------------------------------------------------- rules from a row */
+
+int aot_tune_spans(const struct aot_tune_gridpt *g, int n, struct aot_tune_span *out)
+{
+    int nr = 0, prev = -1;
+
+    for (int i = 0; i < n; i++) {
+        if (!g[i].measured)
+            continue;
+        if (prev >= 0 && prev == i - 1 && g[prev].choice == g[i].choice) {
+            out[nr - 1].hi = g[i].bytes;          /* the same choice at the next point */
+            out[nr - 1].last = i;
+        } else if (prev >= 0 && prev == i - 1) {
+            /* another choice at the next point: the crossover splits the sizes between */
+            uint64_t cross = g[i].cross > g[prev].bytes && g[i].cross <= g[i].bytes
+                             ? g[i].cross : g[i].bytes;
+            out[nr - 1].hi = cross - 1;
+            out[nr++] = (struct aot_tune_span){cross, g[i].bytes, i, i};
+        } else {
+            /* the first point, or one after a point left out: from itself */
+            uint64_t lo = i == 0 && g[i].bytes <= 8 ? 0 : g[i].bytes;
+            out[nr++] = (struct aot_tune_span){lo, g[i].bytes, i, i};
+        }
+        prev = i;
+    }
+    return nr;
+}
+
 /* ---------------------------------------------------------------- pruning */
 
 int aot_tune_pruned(double t_left, double best_left, double t_right, double best_right,

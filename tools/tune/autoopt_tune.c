@@ -56,6 +56,7 @@
 
 struct opts {
     const char *out, *raw;
+    const char *out_opt;    /* how the output was named: -o or --output */
     int colls[AOT_COLL_NKINDS], ncolls;
     uint64_t lo, hi;
     int comm_sizes[MAX_COMMS], ncomm;
@@ -195,12 +196,6 @@ static void bad_option(const char *fmt, ...)
     exit(2);
 }
 
-/* A byte count as settings and tuning files write it (src/number.c), at most 1 TiB. */
-static int parse_bytes(const char *s, uint64_t *v)
-{
-    return aot_parse_size(s, strlen(s), v) != 0 || *v > (1ull << 40) ? -1 : 0;
-}
-
 static double parse_double(const char *name, const char *s, double lo, double hi)
 {
     char *end;
@@ -211,10 +206,46 @@ static double parse_double(const char *name, const char *s, double lo, double hi
     return v;
 }
 
+/* The file name given to option a: a value that starts with '-' is the next option, not a
+ * name (-o --quiet). */
+static const char *file_value(const char *a, const char *v)
+{
+    char q[AOT_QUOTE_LEN];
+    if (v[0] == '-')
+        bad_option("%s '%s': expected a file name, not an option (name a file that starts "
+                   "with '-' as ./%s)", a, aot_quote_str(v, q, sizeof(q)), q);
+    if (!v[0])
+        bad_option("%s '': expected a file name", a);
+    return v;
+}
+
+/* --sizes LO-HI: each message says what is wrong with the value. */
+static void parse_sizes(const char *v)
+{
+    char q[AOT_QUOTE_LEN];
+    const char *dash = strchr(v, '-');
+
+    aot_quote_str(v, q, sizeof(q));
+    if (!dash || aot_parse_size(v, (size_t) (dash - v), &o.lo) != 0
+        || aot_parse_size(dash + 1, strlen(dash + 1), &o.hi) != 0)
+        bad_option("--sizes '%s': expected LO-HI, two byte counts with K/M/G suffixes, e.g. "
+                   "1-1M", q);
+    if (o.lo > o.hi)
+        bad_option("--sizes '%s': expected LO-HI with LO <= HI: %llu is above %llu", q,
+                   (unsigned long long) o.lo, (unsigned long long) o.hi);
+    if (o.hi > (1ull << 40))
+        bad_option("--sizes '%s': HI %llu is above 1024G, the largest size measured", q,
+                   (unsigned long long) o.hi);
+    if (o.hi == 0)
+        bad_option("--sizes '%s': HI must be at least 1: the grid is the powers of two from "
+                   "1 byte up to HI (one that starts at 8 bytes or less also covers calls of 0 bytes)", q);
+}
+
 static void parse_options(int argc, char **argv)
 {
     size_t off = 0;
     o.out = "autoopt.tune";
+    o.out_opt = "-o";
     o.lo = 1;
     o.hi = 1 << 20;
     o.tolerance = 0.03;
@@ -238,10 +269,11 @@ static void parse_options(int argc, char **argv)
             exit(0);
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEEDS_VALUE();
-            o.out = v;
+            o.out = file_value(a, v);
+            o.out_opt = a;
         } else if (!strcmp(a, "--raw")) {
             NEEDS_VALUE();
-            o.raw = v;
+            o.raw = file_value(a, v);
         } else if (!strcmp(a, "--resume")) {
             o.resume = 1;
         } else if (!strcmp(a, "--check-search")) {
@@ -269,15 +301,7 @@ static void parse_options(int argc, char **argv)
                 bad_option("--coll needs at least one collective");
         } else if (!strcmp(a, "--sizes")) {
             NEEDS_VALUE();
-            char buf[64];
-            snprintf(buf, sizeof(buf), "%s", v);
-            char *dash = strchr(buf, '-');
-            if (!dash)
-                bad_option("--sizes '%s': expected LO-HI, e.g. 1-1M", v);
-            *dash = '\0';
-            if (parse_bytes(buf, &o.lo) || parse_bytes(dash + 1, &o.hi) || o.lo > o.hi
-                || o.hi == 0)
-                bad_option("--sizes '%s': expected LO-HI with 0 <= LO <= HI <= 1024G, e.g. 1-1M", v);
+            parse_sizes(v);
         } else if (!strcmp(a, "--comm-sizes")) {
             NEEDS_VALUE();
             char buf[256], *save = NULL, *end;
@@ -338,6 +362,26 @@ static void parse_options(int argc, char **argv)
     }
     if (!o.ncomm)
         o.comm_sizes[o.ncomm++] = world_size;
+}
+
+/* The files written (the tuning file, --raw) must be regular files or new names: a device,
+ * FIFO, socket or directory is refused before any measurement (aot_file_check_writable, as
+ * rank 0, which writes them, sees them; every rank stops alike). */
+static void check_outputs(void)
+{
+    char err[4400] = "";
+    int bad = 0;
+
+    if (world_rank == 0) {
+        char e[4200];
+        if (aot_file_check_writable(o.out, e, sizeof(e)) != 0)
+            bad = snprintf(err, sizeof(err), "%s: %s", o.out_opt, e) > 0;
+        else if (o.raw && aot_file_check_writable(o.raw, e, sizeof(e)) != 0)
+            bad = snprintf(err, sizeof(err), "--raw: %s", e) > 0;
+    }
+    PMPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (bad)
+        die("%s", err);
 }
 
 /* ---------------------------------------------------------------- raw file */
@@ -608,6 +652,11 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
  * repetitions. */
 static int out_of_time;
 static long raced;              /* candidates the race dropped before their point ended */
+/* What the budget's message estimates from (rank 0's clock): when the point being measured
+ * began (0: no point is), the seconds the decided points took, and the point the budget cut off: the seconds
+ * it had taken and what share of its repetitions were done (0: not known). */
+static double point_t0, done_seconds, cut_spent;
+static double cut_share = -1;
 
 /* The race (aot_tune_race) starts after this many repetitions: the least for which [min, max]
  * of each candidate's times is an interval worth comparing. */
@@ -645,8 +694,15 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             todo[nt++] = i;
         }
     }
-    if (!nt || !budget_left(c->comm))
+    if (!nt)
         return;
+    if (!budget_left(c->comm)) {
+        if (cut_share < 0 && point_t0 > 0) {
+            cut_spent = PMPI_Wtime() - point_t0;
+            cut_share = 0;
+        }
+        return;
+    }
 
     /* warm-up: two calls each, and the longest single call decides k */
     double tmax = 0;
@@ -712,8 +768,17 @@ static void measure(const struct ctx *c, struct cand *x, int n, uint64_t bytes, 
             measured_seconds += (t[0] + t[1]) / c->p;
         }
         reps++;
-        if (!budget_left(c->comm))
-            return;             /* nothing recorded: the point is left out */
+        if (!budget_left(c->comm)) {
+            /* nothing recorded: the point is left out; what share of it was done, for the
+             * estimate of the budget it needed (the repetitions of this measurement are
+             * taken for the share of the whole point's) */
+            int need = cap < o.min_reps ? cap : o.min_reps;
+            if (cut_share < 0 && point_t0 > 0) {
+                cut_spent = PMPI_Wtime() - point_t0;
+                cut_share = (double) reps / (need > reps ? need : reps + 1);
+            }
+            return;
+        }
         if (reps < RACE_FROM || (reps < o.min_reps && reps < cap && nt == 1))
             continue;
         /* every rank holds the same samples, so every rank drops the same candidates */
@@ -1006,14 +1071,18 @@ static void measure_point(const struct ctx *c, struct point *pt, const struct po
     const char *cname = aot_tools_kind_name(c->kind);
     if (on_tty)
         progress(cname, c->p, pt->bytes, "measuring");
+    point_t0 = PMPI_Wtime();
     candidates(c, pt, left, right);
     measure(c, pt->cand, pt->ncand, pt->bytes, o.max_reps);
+    double took = PMPI_Wtime() - point_t0;
+    point_t0 = 0;               /* the crossover searches' measurements are no point's */
     for (int i = 0; i < pt->ncand; i++)
         if (!pt->cand[i].have)
             return;             /* left out (the budget): tune_one lists it as skipped */
     decide(pt, NULL);
     pt->measured = 1;
     points_done++;
+    done_seconds += took;
     char what[128];
     const struct cand *ch = &pt->cand[pt->choice];
     if (pt->choice == pt->native)
@@ -1036,26 +1105,17 @@ static int right_wins(const struct ctx *c, const struct cand *L, const struct ca
     return aot_tune_right_wins(&l, L->alg == c->kind, &r, R->alg == c->kind);
 }
 
-static void add_range(struct range *rg, int *nr, uint64_t lo, uint64_t hi, const struct point *pt)
+/* A point's measured advantage over native, percent: the smaller of the two ways' (0 where
+ * native is the choice). */
+static double point_advantage(const struct point *pt)
 {
     const struct cand *ch = &pt->cand[pt->choice], *nat = &pt->cand[pt->native];
-    /* the smaller of the two ways' advantages */
-    double adv = pt->choice == pt->native ? 0 : aot_tune_advantage(&ch->est, &nat->est);
-    if (pt->choice != pt->native && aot_tune_advantage(&ch->b2b, &nat->b2b) < adv)
+    if (pt->choice == pt->native)
+        return 0;
+    double adv = aot_tune_advantage(&ch->est, &nat->est);
+    if (aot_tune_advantage(&ch->b2b, &nat->b2b) < adv)
         adv = aot_tune_advantage(&ch->b2b, &nat->b2b);
-    if (*nr > 0 && rg[*nr - 1].alg == ch->alg && rg[*nr - 1].param == ch->param
-        && rg[*nr - 1].hi + 1 == lo) {
-        struct range *r = &rg[*nr - 1];
-        r->hi = hi;
-        if (adv < r->adv_min)
-            r->adv_min = adv;
-        if (adv > r->adv_max)
-            r->adv_max = adv;
-        r->npoints++;
-        return;
-    }
-    rg[*nr] = (struct range){lo, hi, ch->alg, ch->param, adv, adv, 1};
-    (*nr)++;
+    return adv;
 }
 
 /* The grid points of kind, increasing; their number. */
@@ -1134,47 +1194,66 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
                          (unsigned long long) grid[i].bytes);
         }
 
-    /* ranges: each measured point's choice from the previous crossover to the next */
-    struct range rg[2 * MAX_GRID];
-    int nr = 0, prev = -1;
+    /* each measured point's choice (the previous point's kept while it still qualifies), and
+     * where the choice changes between two neighbouring grid points, the crossover between */
+    static struct aot_tune_gridpt gp[MAX_GRID];
+    int prev = -1;
     for (int i = 0; i < ng; i++) {
+        gp[i] = (struct aot_tune_gridpt){.bytes = grid[i].bytes, .measured = grid[i].measured,
+                                         .choice = i};
         if (!grid[i].measured)
             continue;
         decide(&grid[i], prev >= 0 ? &grid[prev].cand[grid[prev].choice] : NULL);
-        uint64_t lo = prev < 0 ? (grid[i].bytes <= 8 ? 0 : grid[i].bytes) : rg[nr - 1].hi + 1;
-        if (prev >= 0) {
-            const struct point *L = &grid[prev], *R = &grid[i];
-            const struct cand *cl = &L->cand[L->choice], *cr = &R->cand[R->choice];
-            uint64_t cross = R->bytes;
-            if ((cl->alg != cr->alg || cl->param != cr->param) && !o.map_steps
-                && budget_left(comm)) {
-                struct aot_tune_bisect bs;
-                uint64_t m;
-                aot_tune_bisect_init(&bs, L->bytes, R->bytes, o.resolution);
-                while ((m = aot_tune_bisect_next(&bs)) != 0) {
-                    uint64_t mb = aot_tools_call_bytes(kind, m);
-                    if (mb <= bs.lo || mb >= bs.hi)
-                        break;
-                    if (on_tty)
-                        progress(cname, p, mb, "crossover");
-                    int rw = right_wins(&c, cl, cr, mb);
-                    if (out_of_time)
-                        break;  /* the bracket so far decides */
-                    aot_tune_bisect_report(&bs, mb, rw);
-                }
-                cross = aot_tune_bisect_cross(&bs);
-            } else if (cl->alg == cr->alg && cl->param == cr->param) {
-                cross = L->bytes + 1;
+        const struct cand *cr = &grid[i].cand[grid[i].choice];
+        for (int j = 0; j < i; j++) {
+            const struct cand *cj = &grid[j].cand[grid[j].choice];
+            if (grid[j].measured && cj->alg == cr->alg && cj->param == cr->param) {
+                gp[i].choice = gp[j].choice;
+                break;
             }
-            /* the left choice up to cross - 1 */
-            rg[nr - 1].hi = cross - 1;
-            lo = cross;
         }
-        uint64_t hi = grid[i].bytes;
-        if (kind == AOT_COLL_BARRIER)
-            lo = 0, hi = UINT64_MAX;
-        add_range(rg, &nr, lo, hi, &grid[i]);
+        /* no search across a grid point left out: the sizes around it run native
+         * (aot_tune_spans) */
+        if (prev == i - 1 && gp[prev].choice != gp[i].choice && !o.map_steps
+            && budget_left(comm)) {
+            const struct point *L = &grid[prev], *R = &grid[i];
+            const struct cand *cl = &L->cand[L->choice];
+            struct aot_tune_bisect bs;
+            uint64_t m;
+            aot_tune_bisect_init(&bs, L->bytes, R->bytes, o.resolution);
+            while ((m = aot_tune_bisect_next(&bs)) != 0) {
+                uint64_t mb = aot_tools_call_bytes(kind, m);
+                if (mb <= bs.lo || mb >= bs.hi)
+                    break;
+                if (on_tty)
+                    progress(cname, p, mb, "crossover");
+                int rw = right_wins(&c, cl, cr, mb);
+                if (out_of_time)
+                    break;  /* the bracket so far decides */
+                aot_tune_bisect_report(&bs, mb, rw);
+            }
+            gp[i].cross = aot_tune_bisect_cross(&bs);
+        }
         prev = i;
+    }
+
+    /* ranges: each between measured points only (aot_tune_spans) */
+    static struct aot_tune_span sp[MAX_GRID];
+    struct range rg[MAX_GRID];
+    int nr = aot_tune_spans(gp, ng, sp);
+    for (int i = 0; i < nr; i++) {
+        const struct cand *ch = &grid[sp[i].first].cand[grid[sp[i].first].choice];
+        rg[i] = (struct range){sp[i].lo, sp[i].hi, ch->alg, ch->param, 0, 0,
+                               sp[i].last - sp[i].first + 1};
+        for (int j = sp[i].first; j <= sp[i].last; j++) {
+            double adv = point_advantage(&grid[j]);
+            if (j == sp[i].first || adv < rg[i].adv_min)
+                rg[i].adv_min = adv;
+            if (j == sp[i].first || adv > rg[i].adv_max)
+                rg[i].adv_max = adv;
+        }
+        if (kind == AOT_COLL_BARRIER)
+            rg[i].lo = 0, rg[i].hi = UINT64_MAX;
     }
 
     /* rules: into the table (checked, and used by the nested selection from now on), each
@@ -1208,6 +1287,35 @@ static void tune_one(int kind, int p, int ranks_lo, int ranks_hi, MPI_Comm comm)
 }
 
 /* ---------------------------------------------------------------- main */
+
+/* The points the budget left undecided, and about how much more budget would decide them: one
+ * line on stderr, --quiet or not (a file without their rules must not come silently).  A
+ * point takes about as long as the decided ones did on average; with none decided, as long as
+ * the point that was cut off would have by the share of its repetitions done (at least what it
+ * took so far). */
+static void say_budget(void)
+{
+    double per_point = points_done ? done_seconds / points_done : 0, more;
+    const char *about = "about";
+
+    if (!points_done) {
+        if (cut_share > 0) {
+            per_point = cut_spent / cut_share;
+        } else {
+            per_point = cut_spent > 0 ? cut_spent : o.budget;
+            about = "more than";
+        }
+    }
+    more = per_point * skipped_points - (points_done ? 0 : cut_spent);
+    if (more < per_point)
+        more = per_point;
+    int many = skipped_points > 1;
+    fprintf(stderr, "autoopt-tune: --budget %g s ran out before %d grid point%s %s decided "
+            "(no rule: %s native): %s; %s %.0f s more would measure %s (e.g. --budget %.0f)\n",
+            o.budget, skipped_points, many ? "s" : "", many ? "were" : "was",
+            many ? "they run" : "it runs", skipped, about, ceil(more), many ? "them" : "it",
+            ceil(o.budget + more));
+}
 
 /* Rank 0 writes the tuning file: composed in memory, checked to load exactly as autoopt will
  * load it, then put in place whole (aot_file_replace: a temporary file renamed over it). */
@@ -1271,6 +1379,7 @@ int main(int argc, char **argv)
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     parse_options(argc, argv);
+    check_outputs();
     on_tty = isatty(2);
     describe_setup();
     /* the topology algorithms see the switches as they do in the library, which reads
@@ -1340,10 +1449,9 @@ int main(int argc, char **argv)
                     "found at %ld of %ld points; time of the value found over the best: mean "
                     "+%.1f %%, worst +%.1f %%\n", check_hits, check_points,
                     100 * check_pen_sum / check_points, 100 * check_pen_max);
-        if (skipped_points)
-            fprintf(stderr, "autoopt-tune: the budget ran out: %d grid points not measured "
-                    "(they run native): %s\n", skipped_points, skipped);
     }
+    if (world_rank == 0 && skipped_points)
+        say_budget();
     write_output(seconds);
     if (world_rank == 0 && !o.quiet)
         fprintf(stderr, "autoopt-tune: wrote %s\n", o.out);

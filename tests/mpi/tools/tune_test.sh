@@ -1,8 +1,8 @@
 #!/bin/sh
-# tune_test.sh: autoopt-tune end to end (tools.tune.rules, tools.tune.resume, tools.tune.errors).
+# tune_test.sh: autoopt-tune end to end (tools.tune.rules, tools.tune.resume, tools.tune.errors, ...).
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: tune_test.sh rules|comms|shape|resume|slots|errors TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
+# usage: tune_test.sh rules|comms|shape|resume|slots|errors|budget|paths TUNE CALLS LIBAUTOOPT MPIEXEC DIR CHECK_PY YIELD
 #   rules   a short tuning run of bcast and allgather writes a file that autoopt loads; a run
 #           with it uses, for every call, the algorithm of the file's rule (tune_check.py)
 #   comms   the same on 3 ranks with --comm-sizes 2,3 (yield-when-idle: 3 ranks, 2 cores): one
@@ -17,6 +17,12 @@
 #   errors  a corrupt or foreign raw file (a NUL byte on a middle line among them, version 1,
 #           a line without the back-to-back estimate), an existing raw file without --resume and
 #           a bad option each stop the run with one line naming the problem
+#   budget  a --budget that ends before a point is decided says so on one line of stderr, under
+#           --quiet too, naming the point and about how much more budget it needed
+#   paths   -o or --raw naming a FIFO, a character device or a directory is refused before any
+#           measurement, one line naming the option and the path, and the file stays what it
+#           was; an option's value that starts with '-' (-o --quiet) and --sizes 0-0 are
+#           refused with what is wrong
 set -eu
 what=$1 tune=$2 calls=$3 lib=$4 mpiexec=$5 dir=$6 check=$7 yield=$8
 # Every job preloads the yield-when-idle library, as every MPI test job of 2 ranks or more does
@@ -25,7 +31,62 @@ rm -rf "$dir" && mkdir -p "$dir"
 args="--coll bcast,allgather --sizes 1-16K --min-reps 3 --max-reps 5 --quiet"
 sizes="1 3 4 100 1000 3000 4096 5000 16384 20000"
 
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {   # expect STATUS PATTERN command...: one line of output matching PATTERN
+    st=$1 pat=$2; shift 2
+    set +e; out=$("$@" 2>&1); got=$?; set -e
+    echo "$out" | grep -q -- "$pat" || fail "expected '$pat' from '$*', got: $out"
+    [ "$got" = "$st" ] || fail "expected exit status $st from '$*', got $got: $out"
+    echo "ok ($got): $(echo "$out" | grep -- "$pat" | head -n 1)"
+}
+
 case $what in
+budget)
+    set +e
+    "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --coll alltoall --sizes 512K-512K \
+        --budget 1 --min-reps 20 --quiet -o "$dir/t.tune" 2> "$dir/err"
+    st=$?
+    set -e
+    cat "$dir/err"
+    [ "$st" = 0 ] || fail "exit status $st"
+    grep -q '^autoopt-tuning' "$dir/t.tune" || fail "no tuning file written"
+    [ "$(wc -l < "$dir/err")" = 1 ] || fail "expected one line on stderr"
+    grep -q "^autoopt-tune: --budget 1 s ran out before 1 grid point was decided (no rule: it runs native): alltoall@2:524288; .* [0-9]* s more would measure it (e.g. --budget [0-9]*)$" "$dir/err" ||
+        fail "the budget's end is not said"
+    echo "ok: the budget's end named the point and the budget it needed"
+    ;;
+paths)
+    cd "$dir"      # a value taken for a file name would be written here
+    small="--coll barrier --quiet"
+    mkfifo "$dir/fifo"
+    mkdir "$dir/dir"
+    kinds="fifo dir"
+    if [ "$(id -u)" = 0 ]; then
+        mknod "$dir/null" c 1 3
+        kinds="$kinds null"
+    fi
+    for k in $kinds; do
+        expect 1 "^autoopt-tune: -o: $dir/$k: " "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" \
+            $small --raw "$dir/r-$k.raw" -o "$dir/$k"
+        [ "$(echo "$out" | wc -l)" = 1 ] || fail "-o $k: expected one line, got: $out"
+        [ ! -e "$dir/r-$k.raw" ] || fail "-o $k: measured before refusing (the raw file exists)"
+        expect 1 "^autoopt-tune: --raw: $dir/$k: " "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" \
+            "$tune" $small --raw "$dir/$k" -o "$dir/t-$k.tune"
+        [ "$(echo "$out" | wc -l)" = 1 ] || fail "--raw $k: expected one line, got: $out"
+        [ ! -e "$dir/t-$k.tune" ] || fail "--raw $k: a tuning file was written"
+    done
+    [ -p "$dir/fifo" ] || fail "the FIFO was replaced"
+    [ -d "$dir/dir" ] || fail "the directory was replaced"
+    [ ! -e "$dir/null" ] || [ -c "$dir/null" ] || fail "the device was replaced"
+    expect 2 "^autoopt-tune: -o '--quiet': expected a file name, not an option" \
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --coll barrier -o --quiet
+    [ ! -e ./--quiet ] || fail "a file named --quiet was written"
+    expect 2 "^autoopt-tune: --raw '--resume': expected a file name, not an option" \
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --coll barrier --raw --resume
+    expect 2 "^autoopt-tune: --sizes '0-0': HI must be at least 1" \
+        "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" --sizes 0-0
+    echo "ok: every bad path refused before measuring"
+    ;;
 slots)
     sizes="8 20 40 3000 6000 8 20 40 3000 6000 8 20 40 3000 6000"
     t=$(dirname "$0")/slots.tune
@@ -103,14 +164,6 @@ print("ok: resumed run kept %d lines, measured nothing twice, %d grid points as 
 PY
     ;;
 errors)
-    fail() { echo "FAIL: $*"; exit 1; }
-    expect() {   # expect STATUS PATTERN command...
-        st=$1 pat=$2; shift 2
-        set +e; out=$("$@" 2>&1); got=$?; set -e
-        echo "$out" | grep -q -- "$pat" || fail "expected '$pat' from '$*', got: $out"
-        [ "$got" = "$st" ] || fail "expected exit status $st from '$*', got $got: $out"
-        echo "ok ($got): $(echo "$out" | grep -- "$pat" | head -n 1)"
-    }
     small="--coll barrier --quiet"
     "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/r.raw" -o "$dir/r.tune"
     expect 1 "exists: give --resume" "$mpiexec" -n 2 -genv LD_PRELOAD "$yield" "$tune" $small --raw "$dir/r.raw" -o "$dir/x"
