@@ -238,7 +238,8 @@ static void parse_sizes(const char *v)
                    (unsigned long long) o.hi);
     if (o.hi == 0)
         bad_option("--sizes '%s': HI must be at least 1: the grid is the powers of two from "
-                   "1 byte up to HI (one that starts at 8 bytes or less also covers calls of 0 bytes)", q);
+                   "1 byte up to HI (one that starts at 8 bytes or less also covers calls of "
+                   "0 bytes)", q);
 }
 
 static void parse_options(int argc, char **argv)
@@ -653,8 +654,8 @@ static void raw_record(const struct ctx *c, const struct cand *x, uint64_t bytes
 static int out_of_time;
 static long raced;              /* candidates the race dropped before their point ended */
 /* What the budget's message estimates from (rank 0's clock): when the point being measured
- * began (0: no point is), the seconds the decided points took, and the point the budget cut off: the seconds
- * it had taken and what share of its repetitions were done (0: not known). */
+ * began (0: no point is), the seconds the decided points took, and the point the budget cut
+ * off: the seconds it had taken and what share of its repetitions were done (0: not known). */
 static double point_t0, done_seconds, cut_spent;
 static double cut_share = -1;
 
