@@ -722,19 +722,28 @@ int aot_tuning_write(const struct aot_tuning *t, FILE *f)
     return ok && !ferror(f) ? 0 : -1;
 }
 
+struct aot_tuning_job {
+    const struct aot_tuning *t;
+    int rc;
+};
+
+static void aot_tuning_emit(FILE *f, void *arg)
+{
+    struct aot_tuning_job *job = arg;
+    job->rc = aot_tuning_write(job->t, f);
+}
+
+/* Written whole, by the one writer of every file autoopt writes (src/files.c): a device, FIFO,
+ * socket or directory at path is refused and left as it is, a symbolic link is followed. */
 int aot_tuning_save(const struct aot_tuning *t, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    int rc;
+    struct aot_tuning_job job = {t, 0};
 
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot create the tuning file: %s", path, strerror(errno));
+    if (aot_file_replace(path, aot_tuning_emit, &job, err, errlen) != 0)
+        return -1;
+    if (job.rc != 0) {
+        snprintf(err, errlen, "%s: cannot write the tuning file", path);
         return -1;
     }
-    rc = aot_tuning_write(t, f);
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc != 0)
-        snprintf(err, errlen, "%s: cannot write the tuning file", path);
-    return rc;
+    return 0;
 }

@@ -79,6 +79,10 @@ int aot_parse_size(const char *s, size_t len, uint64_t *out);
 #define AOT_QUOTE_LEN (4 * AOT_QUOTE_SHOWN + 4)
 const char *aot_quote(const char *s, size_t n, char *buf, size_t len);
 const char *aot_quote_str(const char *s, char *buf, size_t len);
+/* Copies in to out (len bytes with the NUL) with its control bytes (below 0x20, 0x7f) escaped
+ * (\n, \t, \r, \x1b) and the rest unchanged; returns the length written.  Every line
+ * autoopt prints passes through it (src/quote.c). */
+size_t aot_escape_controls(const char *in, char *out, size_t len);
 
 /* Returns the value of a variable or NULL (getenv in production). */
 typedef const char *(*aot_env_lookup)(const char *name, void *arg);

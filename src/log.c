@@ -11,7 +11,7 @@
 
 void aot_log(int level, const char *fmt, ...)
 {
-    char line[1024];
+    char text[1024], line[1024];
     va_list ap;
     int n;
 
@@ -21,8 +21,10 @@ void aot_log(int level, const char *fmt, ...)
     else
         n = snprintf(line, sizeof(line), "autoopt: ");
     va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof(line) - (size_t) n - 1, fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    /* one line whatever the message quotes (a path with a newline or an ESC in it) */
+    n += (int) aot_escape_controls(text, line + n, sizeof(line) - (size_t) n - 1);
     if (n > (int) sizeof(line) - 2)
         n = (int) sizeof(line) - 2;
     line[n++] = '\n';

@@ -25,6 +25,7 @@
 #include "aot_agree.h"
 #include "aot_config.h"
 #include "aot_fault.h"
+#include "aot_files.h"
 #include "aot_hooks.h"
 #include "aot_log.h"
 #include "aot_runtime.h"
@@ -69,14 +70,15 @@ static void aot_say(const char *line, int n)
  * environment) rank 0 prints the one line; otherwise each failing rank prints its own reason
  * and rank 0 says how many failed.
  */
-void aot_agree(int failed, const char *msg)
+void aot_agree(int failed, const char *msg_raw)
 {
-    char line[1300];
+    char line[1300], msg[1100];
     int nfailed = 0, n = 0;
 
     PMPI_Allreduce(&failed, &nfailed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!nfailed)
         return;
+    aot_escape_controls(msg_raw, msg, sizeof(msg));    /* one line, whatever msg quotes */
     if (nfailed == aot_world_size) {
         if (aot_world_rank == 0)
             n = snprintf(line, sizeof(line), "autoopt: %s\n", msg);
@@ -130,6 +132,28 @@ static void aot_agree_settings(void)
         }
 }
 
+/*
+ * The files rank 0 writes at MPI_Finalize (AUTOOPT_STATS=FILE.json, AUTOOPT_TUNE_SAVE) are
+ * checked here, before any work: a device, FIFO, socket or directory there, or a directory that
+ * does not exist, stops every rank with rank 0's one line (src/files.c,
+ * aot_file_check_writable), and nothing is changed.
+ */
+static void aot_agree_outputs(void)
+{
+    const struct { const char *name, *path; } out[] = {
+        {"AUTOOPT_STATS", aot_cfg.stats_path},
+        {"AUTOOPT_TUNE_SAVE", aot_cfg.tune_save},
+    };
+    char msg[1024] = "", why[900];
+
+    if (aot_world_rank == 0)
+        for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && !msg[0]; i++)
+            if (out[i].path && aot_file_check_writable(out[i].path, why, sizeof(why)) != 0)
+                snprintf(msg, sizeof(msg), "%s=%s", out[i].name, why);
+    PMPI_Bcast(msg, (int) sizeof(msg), MPI_CHAR, 0, MPI_COMM_WORLD);
+    aot_agree(msg[0] != '\0', msg);
+}
+
 int aot_runtime_start(int provided)
 {
     char err[1024];
@@ -146,6 +170,7 @@ int aot_runtime_start(int provided)
     aot_agree_settings();
     if (aot_cfg.disable)
         return MPI_SUCCESS;                 /* pure pass-through: aot_active stays 0 */
+    aot_agree_outputs();
     unknown = aot_config_unknown(environ);
     if (unknown && aot_world_rank == 0) {
         char q[AOT_QUOTE_LEN];

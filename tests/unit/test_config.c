@@ -205,6 +205,19 @@ START_TEST(test_quote)
 }
 END_TEST
 
+/* The last step of every printed line: control bytes escaped, the rest (a quoted value's
+ * backslashes, UTF-8) kept; never past the buffer (issue 55, item 7). */
+START_TEST(test_escape_controls)
+{
+    char buf[64], small[6];
+    ck_assert_uint_eq(aot_escape_controls("a/\033[31mb\nc\\x1b\177\303\251", buf, sizeof(buf)),
+                      strlen("a/\\x1b[31mb\\nc\\x1b\\x7f\303\251"));
+    ck_assert_str_eq(buf, "a/\\x1b[31mb\\nc\\x1b\\x7f\303\251");
+    aot_escape_controls("ab\n\n", small, sizeof(small));
+    ck_assert_str_eq(small, "ab\\n");
+}
+END_TEST
+
 START_TEST(test_first_error_wins)
 {
     const char *env[] = {"AUTOOPT_VERBOSE=9", "AUTOOPT_CHAINS=7", NULL};
@@ -449,6 +462,7 @@ int main(void)
     tcase_add_test(tc, test_every_example_parses);
     tcase_add_test(tc, test_every_range_enforced);
     tcase_add_test(tc, test_choices);
+    tcase_add_test(tc, test_escape_controls);
     tcase_add_test(tc, test_every_collective_forced);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -26,7 +26,7 @@ if __name__ == "__main__":
     EXPECTED_VERSION = sys.argv[2] if len(sys.argv) > 2 else None
     del sys.argv[1:]
 
-from autoopt_tools import benchcoll, cli, coll_summary, config  # noqa: E402
+from autoopt_tools import benchcoll, cli, coll_summary, config, outfile  # noqa: E402
 
 # What autoopt-bench-coll prints for allreduce on 4 ranks with --tuning (the format of
 # tools/bench-coll/bench_coll.c, numbers made up).
@@ -338,6 +338,73 @@ class NetclusterOptions(unittest.TestCase):
             netcluster.parse_options("run", ["-n", "2", "--host-queue", "lots", "--", "true"],
                                      netcluster.RUN_SPEC, True)
         self.assertIn("--host-queue", str(e.exception))
+
+
+class OutFile(unittest.TestCase):
+    """outfile.py, the Python tools' one writer (issue 55, item 1): the rule of src/files.c."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def refused(self, path, kind):
+        before = os.lstat(path)
+        want = (f"{path}: refused: it is {kind} (only a regular file, a new name or a symbolic "
+                "link to one is written)")
+        self.assertEqual(outfile.check(path), want)
+        with self.assertRaises(OSError) as e:
+            outfile.write_text(path, "new\n")
+        self.assertEqual(str(e.exception), want)
+        after = os.lstat(path)
+        self.assertEqual((before.st_ino, before.st_mode, before.st_rdev),
+                         (after.st_ino, after.st_mode, after.st_rdev))
+
+    def test_special_files_refused(self):
+        import socket
+        os.mkfifo(os.path.join(self.d, "fifo"))
+        self.refused(os.path.join(self.d, "fifo"), "a FIFO")
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(os.path.join(self.d, "sock"))
+        self.refused(os.path.join(self.d, "sock"), "a socket")
+        s.close()
+        os.mkdir(os.path.join(self.d, "dir"))
+        self.refused(os.path.join(self.d, "dir"), "a directory")
+        if os.geteuid() == 0:
+            os.mknod(os.path.join(self.d, "null"), 0o666 | 0o020000, os.makedev(1, 3))
+            self.refused(os.path.join(self.d, "null"), "a character device")
+        left = ["dir", "fifo", "null", "sock"] if os.geteuid() == 0 else ["dir", "fifo", "sock"]
+        self.assertEqual(sorted(os.listdir(self.d)), left)     # no temporary file left
+
+    def test_link_followed_mode_kept(self):
+        target = os.path.join(self.d, "target")
+        link = os.path.join(self.d, "link")
+        with open(target, "w") as f:
+            f.write("old\n")
+        os.chmod(target, 0o640)
+        os.symlink("target", link)
+        self.assertIsNone(outfile.check(link))
+        outfile.write_text(link, "new\n")
+        self.assertTrue(os.path.islink(link))
+        with open(target) as f:
+            self.assertEqual(f.read(), "new\n")
+        self.assertEqual(os.stat(target).st_mode & 0o7777, 0o640)
+        self.assertEqual(sorted(os.listdir(self.d)), ["link", "target"])
+        os.symlink(os.path.join(self.d, "nodir", "x"), os.path.join(self.d, "dangling"))
+        self.assertIn("does not exist", outfile.check(os.path.join(self.d, "dangling")))
+
+    def test_failed_block_changes_nothing(self):
+        path = os.path.join(self.d, "f")
+        outfile.write_text(path, "whole\n")
+        with self.assertRaises(RuntimeError):
+            with outfile.replacing(path) as f:
+                f.write("half")
+                raise RuntimeError("stop")
+        with open(path) as f:
+            self.assertEqual(f.read(), "whole\n")
+        self.assertEqual(os.listdir(self.d), ["f"])
 
 
 class Imports(unittest.TestCase):

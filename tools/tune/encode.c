@@ -341,6 +341,15 @@ static void parse_options(int argc, char **argv, struct opts *o)
         bad_usage("--pad applies to --quadtree and --threshold: give one of them");
     if (!o->table && !o->dump && !o->out && !o->emit && !o->check_points && !o->time_decisions)
         o->table = 1;
+    /* the files written, checked before any work (src/files.c): a device, FIFO, socket or
+     * directory there is refused and left as it is; a symbolic link is followed */
+    const char *outs[][2] = {{"-o", o->out}, {"--emit-c", o->emit},
+                             {"--check-points", o->check_points}};
+    for (size_t k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
+        char err[600];
+        if (outs[k][1] && aot_file_check_writable(outs[k][1], err, sizeof(err)) != 0)
+            fail("%s %s", outs[k][0], err);
+    }
 
     /* the encodings of the table and the maps */
     struct aot_encode_spec s = {AOT_ENCODE_EXACT, 0, 100, AOT_ENCODE_PAD_SQUARE, 0};
@@ -560,21 +569,29 @@ static void emit_csv(FILE *f, void *arg)
     }
 }
 
-static void write_csv(const char *dir, const struct coll *c, const struct aot_encoding *encs,
-                      int n)
+/* DIR/COLL.map.csv, the file --dump-map writes for a collective. */
+static void csv_path(const char *dir, const char *coll, char *path, size_t len)
 {
-    char path[4096], file[AOT_TUNE_NAME_MAX], err[512];
-    struct csv_job job = {c, encs, n};
+    char file[AOT_TUNE_NAME_MAX];
 
     /* a collective's name as a file name: no directory separators */
-    snprintf(file, sizeof(file), "%s", c->map.coll);
+    snprintf(file, sizeof(file), "%s", coll);
     for (char *s = file; *s; s++)
         if (*s == '/')
             *s = '_';
-    if (snprintf(path, sizeof(path), "%s/%s.map.csv", dir, file) >= (int) sizeof(path))
+    if (snprintf(path, len, "%s/%s.map.csv", dir, file) >= (int) len)
         fail("--dump-map: %s: name too long", dir);
+}
+
+static void write_csv(const char *dir, const struct coll *c, const struct aot_encoding *encs,
+                      int n)
+{
+    char path[4096], err[600];
+    struct csv_job job = {c, encs, n};
+
+    csv_path(dir, c->map.coll, path, sizeof(path));
     if (aot_file_replace(path, emit_csv, &job, err, sizeof(err)) != 0)
-        fail("%s", err);
+        fail("--dump-map %s", err);
 }
 
 /* ---------------------------------------------------------------- tuning file and checks */
@@ -965,6 +982,12 @@ int aot_tune_encode(int argc, char **argv)
         fail("--dump-map: %s: %s", o.dump, strerror(errno));
 
     ncoll = pick_colls(&o, &raw, names);
+    for (int k = 0; o.dump && k < ncoll; k++) {     /* before any work, as the other outputs */
+        char path[4096];
+        csv_path(o.dump, names[k], path, sizeof(path));
+        if (aot_file_check_writable(path, err, sizeof(err)) != 0)
+            fail("--dump-map %s", err);
+    }
     cs = calloc((size_t) ncoll, sizeof(*cs));
     if (!cs)
         fail("out of memory");

@@ -770,6 +770,11 @@ int aot_tune_export(int argc, char **argv)
         fprintf(stderr, "autoopt-tune export: --mpich-base without --mpich\n");
         return 2;
     }
+    /* the files written, checked before any work (src/files.c) */
+    if (mpich && aot_file_check_writable(mpich, err, sizeof(err)) != 0)
+        fail("--mpich %s", err);
+    if (ompi && aot_file_check_writable(ompi, err, sizeof(err)) != 0)
+        fail("--ompi %s", err);
 
     struct aot_tuning t;
     aot_tuning_init(&t);

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from . import cli, config
+from . import cli, config, outfile
 from .cli import Interrupted, UsageError
 from .config import cores
 
@@ -451,6 +451,10 @@ def parse_args(argv):
     if not os.path.isdir(parent):
         raise UsageError(f"--out '{o['out']}': folder {parent} does not exist")
     o["out"] = os.path.abspath(o["out"])
+    for name in ("runs.csv", "summary.csv", "report.md"):   # the files written, before any work
+        why = outfile.check(os.path.join(o["out"], name)) if os.path.isdir(o["out"]) else None
+        if why:
+            raise UsageError(f"--out {why}")
     return o
 
 
@@ -674,6 +678,9 @@ class Runner:
         limit; it is stopped 30 s after it.  Returns (exit status or None on timeout,
         seconds)."""
         t0 = time.monotonic()
+        why = outfile.check(log_path)
+        if why:
+            raise OSError(why)
         with open(log_path, "w") as log:
             log.write("$ " + " ".join(shlex.quote(a) for a in argv) + "\n")
             log.flush()
@@ -965,7 +972,7 @@ def write_reports(o, cells, runs, idle_before, idle_after, calibrations, policie
     used = {p: o["tuning"] or (tuning_files(o, p)["tune"]
                                if (tunings.get(p) or {}).get("status") == "ok" else "none")
             for p in o["platforms"]}
-    with open(os.path.join(o["out"], "runs.csv"), "w", newline="") as f:
+    with outfile.replacing(os.path.join(o["out"], "runs.csv"), newline="") as f:
         w = csv.writer(f)
         w.writerow(["platform", "example", "size", "mode", "rep", "avg_iter_us", "status",
                     "detail", "seconds"])
@@ -973,7 +980,7 @@ def write_reports(o, cells, runs, idle_before, idle_after, calibrations, policie
             w.writerow([r["platform"], r["example"], r["size"], r["mode"], r["rep"],
                         "" if r["value"] is None else f"{r['value']:.3f}", r["status"],
                         r["detail"], f"{r['seconds']:.2f}"])
-    with open(os.path.join(o["out"], "summary.csv"), "w", newline="") as f:
+    with outfile.replacing(os.path.join(o["out"], "summary.csv"), newline="") as f:
         w = csv.writer(f)
         w.writerow(["platform", "example", "size", "mode", "reps_ok", "median_us", "min_us",
                     "max_us", "ratio_to_native", "ratio_to_best_hand", "best_hand",
@@ -1119,8 +1126,7 @@ def write_reports(o, cells, runs, idle_before, idle_after, calibrations, policie
                 md += ["", f"![{example} on {platform}]({svg})"]
             else:
                 md += ["", f"Plot skipped: {PLOTS_SKIPPED}."]
-    with open(os.path.join(o["out"], "report.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    outfile.write_text(os.path.join(o["out"], "report.md"), "\n".join(md) + "\n")
     return rows
 
 
@@ -1407,8 +1413,7 @@ def main(argv):
                                            start_new_session=True)
             log = runner.proc.communicate()[0]
             runner.proc = None
-            with open(os.path.join(o["out"], f"calibration-{platform}.txt"), "w") as f:
-                f.write(log)
+            outfile.write_text(os.path.join(o["out"], f"calibration-{platform}.txt"), log)
             if os.path.isfile(dst):
                 cal_paths[platform] = dst
                 verdict = re.search(r"^Verdict: .*$", log, re.M)
@@ -1472,8 +1477,8 @@ def main(argv):
                 cell.update(status=st, detail=detail)
             if st != "ok":
                 os.makedirs(os.path.join(o["out"], "logs"), exist_ok=True)
-                with open(os.path.join(o["out"], "logs",
-                                       f"{platform}-{example}-{n}-{mode}-{rep}.log"), "w") as f:
+                with outfile.replacing(os.path.join(
+                        o["out"], "logs", f"{platform}-{example}-{n}-{mode}-{rep}.log")) as f:
                     f.write("$ " + " ".join(shlex.quote(a) for a in argv_run) + "\n")
                     f.write(f"# exit status {status}\n--- stdout\n{out}\n--- stderr\n{err}\n")
             if mode != "turns":

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from . import cli, config
+from . import cli, config, outfile
 from .cli import Interrupted, UsageError
 from .config import cores as core_count
 
@@ -596,10 +596,9 @@ def topology_conf(hosts, switches, ppn=1):
 
 def write_topology(path, hosts, switches, ppn):
     try:
-        with open(path, "w") as f:
-            f.write(topology_conf(hosts, switches, ppn))
+        outfile.write_text(path, topology_conf(hosts, switches, ppn))
     except OSError as e:
-        raise SetupError(f"cannot write the topology file '{path}': {e.strerror}") from None
+        raise SetupError(f"cannot write the topology file '{path}': {e.strerror or e}") from None
 
 
 class Cluster:
@@ -1006,8 +1005,7 @@ def run_job(o, command, capture=None, announce=True):
             proc.stdout.close()
         if o.get("link_stats") and cluster.created:
             try:
-                with open(o["link_stats"], "w") as f:
-                    f.write(cluster.link_stats())
+                outfile.write_text(o["link_stats"], cluster.link_stats())
             except (OSError, SetupError, ValueError) as e:
                 warn(f"--link-stats {o['link_stats']}: {e}")
         cluster.down()
@@ -1226,10 +1224,8 @@ def cmd_calibrate(argv):
     if not pingpong or not os.access(pingpong, os.X_OK):
         raise UsageError(f"calibrate: ping-pong program '{pingpong or 'aot_pingpong'}' does not "
                          "exist (build autoopt or give --pingpong FILE)")
-    if save != "-":
-        d = os.path.dirname(os.path.abspath(save))
-        if not os.path.isdir(d):
-            raise UsageError(f"calibrate: --save '{save}': directory {d} does not exist")
+    if save != "-" and outfile.check(save):
+        raise UsageError(f"calibrate: --save {outfile.check(save)}")
     if os.geteuid() != 0:
         raise SetupError("calibrate: needs root to create network namespaces")
 
@@ -1321,15 +1317,9 @@ def cmd_calibrate(argv):
         "reasons": reasons,
     }
     if save != "-":
-        tmp = save + f".tmp{os.getpid()}"
-        try:
-            with open(tmp, "w") as f:
-                json.dump(result, f, indent=1)
-                f.write("\n")
-            os.replace(tmp, save)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with outfile.replacing(save) as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
         print(f"Saved: {save}")
     return 0 if trusted else 1
 

@@ -69,6 +69,8 @@ import struct
 import subprocess
 import sys
 
+from . import outfile
+
 VERSION = 1
 HEADER = struct.Struct("<8sIIIiiIQQIIII")
 RECORD = struct.Struct("<BBHIQQQ")
@@ -412,7 +414,7 @@ def chrome(traces, path, a2l):
                     args["reason"] = t.reasons.get(a, a)
                 ev.append({"ph": "i", "s": "t", "name": KINDS[kind], "pid": pid, "tid": 0,
                            "ts": us, "args": args})
-    with open(path, "w") as f:
+    with outfile.replacing(path) as f:
         json.dump({"traceEvents": ev, "displayTimeUnit": "ns"}, f)
 
 
@@ -449,6 +451,10 @@ def main(argv):
     if target is None:
         sys.stderr.write("usage: autoopt-trace [--chrome OUT.json] [--top N] DIR (see --help)\n")
         return 2
+    why = out_json and outfile.check(out_json)
+    if why:                 # before any work: a device, FIFO, socket or directory is refused
+        sys.stderr.write("autoopt-trace: --chrome %s\n" % ascii(why)[1:-1])
+        return 2
     files = [target] if os.path.isfile(target) else \
         sorted(glob.glob(os.path.join(target, "rank-*.aottrace")))
     if not files:
@@ -467,7 +473,7 @@ def main(argv):
             chrome(traces, out_json, a2l)
         except OSError as e:
             sys.stderr.write("autoopt-trace: %s: cannot write the Chrome trace: %s\n"
-                             % (out_json, e.strerror))
+                             % (ascii(out_json)[1:-1], ascii(e.strerror or str(e))[1:-1]))
             return 2
         sys.stdout.write("\nChrome trace written to %s\n" % out_json)
     return status

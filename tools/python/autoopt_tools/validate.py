@@ -14,7 +14,7 @@ import tempfile
 import textwrap
 import time
 
-from . import cli, config
+from . import cli, config, outfile
 from .cli import Interrupted, UsageError
 from .config import cores
 
@@ -473,7 +473,7 @@ def save_log(o, name, argv, status, out, err):
     if not o["logs"]:
         return
     os.makedirs(o["logs"], exist_ok=True)
-    with open(os.path.join(o["logs"], name + ".log"), "w") as f:
+    with outfile.replacing(os.path.join(o["logs"], name + ".log")) as f:
         f.write("$ " + " ".join(shlex.quote(a) for a in argv) + f"\n# exit status {status}\n"
                 f"--- stdout\n{out}\n--- stderr\n{err}\n")
 
