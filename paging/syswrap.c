@@ -562,7 +562,8 @@ AOT_PG_EXPORT int epoll_pwait(int a0, struct epoll_event * a1, int a2, int a3, c
         return real(a0, a1, a2, a3, a4);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) ((a2 > 0 ? (size_t) a2 : 0) * sizeof(struct epoll_event));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
         aot_pg_arg_before(&l[1], (const void *) a4, s, 0);
     }
     r = real(a0, a1, a2, a3, a4);
@@ -581,7 +582,8 @@ AOT_PG_EXPORT int epoll_pwait2(int a0, struct epoll_event * a1, int a2, const st
         return real(a0, a1, a2, a3, a4);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) ((a2 > 0 ? (size_t) a2 : 0) * sizeof(struct epoll_event));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
         aot_pg_arg_before(&l[1], (const void *) a3, s, 0);
         aot_pg_arg_before(&l[2], (const void *) a4, s, 0);
     }
@@ -601,7 +603,8 @@ AOT_PG_EXPORT int epoll_wait(int a0, struct epoll_event * a1, int a2, int a3)
         return real(a0, a1, a2, a3);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) ((a2 > 0 ? (size_t) a2 : 0) * sizeof(struct epoll_event));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1, a2, a3);
     aot_pg_args_after(l, 1);
@@ -791,7 +794,8 @@ AOT_PG_EXPORT int fsconfig(int a0, unsigned int a1, const char * a2, const void 
     {
         size_t s = AOT_PG_SPAN_MIN;
         aot_pg_arg_before(&l[0], (const void *) a2, s, 0);
-        aot_pg_arg_before(&l[1], (const void *) a3, s, 0);
+        size_t r1 = (size_t) ((a4 > 0 ? (size_t) a4 : 0));
+        aot_pg_arg_before(&l[1], (const void *) a3, r1 > s ? r1 : s, 0);
     }
     r = real(a0, a1, a2, a3, a4);
     aot_pg_args_after(l, 2);
@@ -997,7 +1001,8 @@ AOT_PG_EXPORT int getgroups(int a0, __gid_t * a1)
         return real(a0, a1);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) ((a0 > 0 ? (size_t) a0 : 0) * sizeof(__gid_t));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1);
     aot_pg_args_after(l, 1);
@@ -1444,7 +1449,8 @@ AOT_PG_EXPORT int mincore(void * a0, size_t a1, unsigned char * a2)
         if ((size_t) a1 > s)
             s = (size_t) a1;
         aot_pg_arg_before(&l[0], (const void *) a0, s, 1);
-        aot_pg_arg_before(&l[1], (const void *) a2, s, 1);
+        size_t r1 = (size_t) ((a1 + 4095) / 4096);
+        aot_pg_arg_before(&l[1], (const void *) a2, r1 > s ? r1 : s, 1);
     }
     r = real(a0, a1, a2);
     aot_pg_args_after(l, 2);
@@ -1598,7 +1604,8 @@ AOT_PG_EXPORT int mount_setattr(int a0, const char * a1, unsigned int a2, struct
         if ((size_t) a4 > s)
             s = (size_t) a4;
         aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
-        aot_pg_arg_before(&l[1], (const void *) a3, s, 1);
+        size_t r1 = (size_t) (a4);
+        aot_pg_arg_before(&l[1], (const void *) a3, r1 > s ? r1 : s, 1);
     }
     r = real(a0, a1, a2, a3, a4);
     aot_pg_args_after(l, 2);
@@ -1702,7 +1709,8 @@ AOT_PG_EXPORT int mq_timedsend(mqd_t a0, const char * a1, size_t a2, unsigned in
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
+        size_t r0 = (size_t) (a2);
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 0);
         aot_pg_arg_before(&l[1], (const void *) a4, s, 0);
     }
     r = real(a0, a1, a2, a3, a4);
@@ -1759,7 +1767,8 @@ AOT_PG_EXPORT ssize_t msgrcv(int a0, void * a1, size_t a2, long int a3, int a4)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) (sizeof(long) + a2);
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1, a2, a3, a4);
     aot_pg_args_after(l, 1);
@@ -1779,7 +1788,8 @@ AOT_PG_EXPORT int msgsnd(int a0, const void * a1, size_t a2, int a3)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
+        size_t r0 = (size_t) (sizeof(long) + a2);
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1, a2, a3);
     aot_pg_args_after(l, 1);
@@ -1838,7 +1848,8 @@ AOT_PG_EXPORT int name_to_handle_at(int a0, const char * a1, struct file_handle 
     {
         size_t s = AOT_PG_SPAN_MIN;
         aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
-        aot_pg_arg_before(&l[1], (const void *) a2, s, 1);
+        size_t r1 = (size_t) (sizeof(struct file_handle) + MAX_HANDLE_SZ);
+        aot_pg_arg_before(&l[1], (const void *) a2, r1 > s ? r1 : s, 1);
         aot_pg_arg_before(&l[2], (const void *) a3, s, 1);
     }
     r = real(a0, a1, a2, a3, a4);
@@ -1926,7 +1937,8 @@ AOT_PG_EXPORT int open_by_handle_at(int a0, struct file_handle * a1, int a2)
         return real(a0, a1, a2);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) (sizeof(struct file_handle) + MAX_HANDLE_SZ);
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1, a2);
     aot_pg_args_after(l, 1);
@@ -2086,7 +2098,8 @@ AOT_PG_EXPORT int poll(struct pollfd * a0, nfds_t a1, int a2)
         return real(a0, a1, a2);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a0, s, 1);
+        size_t r0 = (size_t) (a1 * sizeof(struct pollfd));
+        aot_pg_arg_before(&l[0], (const void *) a0, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1, a2);
     aot_pg_args_after(l, 1);
@@ -2104,7 +2117,8 @@ AOT_PG_EXPORT int ppoll(struct pollfd * a0, nfds_t a1, const struct timespec * a
         return real(a0, a1, a2, a3);
     {
         size_t s = AOT_PG_SPAN_MIN;
-        aot_pg_arg_before(&l[0], (const void *) a0, s, 1);
+        size_t r0 = (size_t) (a1 * sizeof(struct pollfd));
+        aot_pg_arg_before(&l[0], (const void *) a0, r0 > s ? r0 : s, 1);
         aot_pg_arg_before(&l[1], (const void *) a2, s, 0);
         aot_pg_arg_before(&l[2], (const void *) a3, s, 0);
     }
@@ -2145,7 +2159,8 @@ AOT_PG_EXPORT __ssize_t process_madvise(int a0, const struct iovec * a1, size_t 
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
+        size_t r0 = (size_t) (a2 * sizeof(struct iovec));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1, a2, a3, a4);
     aot_pg_args_after(l, 1);
@@ -2155,7 +2170,7 @@ AOT_PG_EXPORT __ssize_t process_madvise(int a0, const struct iovec * a1, size_t 
 AOT_PG_EXPORT int quotactl(int a0, const char * a1, int a2, __caddr_t a3)
 {
     static __typeof__(quotactl) *real;
-    struct aot_pg_lift l[1];
+    struct aot_pg_lift l[2];
     int r;
     if (!real)
         real = (__typeof__(quotactl) *) aot_pg_next("quotactl");
@@ -2164,9 +2179,10 @@ AOT_PG_EXPORT int quotactl(int a0, const char * a1, int a2, __caddr_t a3)
     {
         size_t s = AOT_PG_SPAN_MIN;
         aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
+        aot_pg_arg_before(&l[1], (const void *) a3, s, 1);
     }
     r = real(a0, a1, a2, a3);
-    aot_pg_args_after(l, 1);
+    aot_pg_args_after(l, 2);
     return r;
 }
 
@@ -2341,7 +2357,8 @@ AOT_PG_EXPORT int sched_getaffinity(__pid_t a0, size_t a1, cpu_set_t * a2)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a1 > s)
             s = (size_t) a1;
-        aot_pg_arg_before(&l[0], (const void *) a2, s, 1);
+        size_t r0 = (size_t) (a1);
+        aot_pg_arg_before(&l[0], (const void *) a2, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1, a2);
     aot_pg_args_after(l, 1);
@@ -2397,7 +2414,8 @@ AOT_PG_EXPORT int sched_setaffinity(__pid_t a0, size_t a1, const cpu_set_t * a2)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a1 > s)
             s = (size_t) a1;
-        aot_pg_arg_before(&l[0], (const void *) a2, s, 0);
+        size_t r0 = (size_t) (a1);
+        aot_pg_arg_before(&l[0], (const void *) a2, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1, a2);
     aot_pg_args_after(l, 1);
@@ -2474,7 +2492,8 @@ AOT_PG_EXPORT int semop(int a0, struct sembuf * a1, size_t a2)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) (a2 * sizeof(struct sembuf));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
     }
     r = real(a0, a1, a2);
     aot_pg_args_after(l, 1);
@@ -2494,7 +2513,8 @@ AOT_PG_EXPORT int semtimedop(int a0, struct sembuf * a1, size_t a2, const struct
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 1);
+        size_t r0 = (size_t) (a2 * sizeof(struct sembuf));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 1);
         aot_pg_arg_before(&l[1], (const void *) a3, s, 0);
     }
     r = real(a0, a1, a2, a3);
@@ -2555,7 +2575,8 @@ AOT_PG_EXPORT int setdomainname(const char * a0, size_t a1)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a1 > s)
             s = (size_t) a1;
-        aot_pg_arg_before(&l[0], (const void *) a0, s, 0);
+        size_t r0 = (size_t) (a1);
+        aot_pg_arg_before(&l[0], (const void *) a0, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1);
     aot_pg_args_after(l, 1);
@@ -2575,7 +2596,8 @@ AOT_PG_EXPORT int setgroups(size_t a0, const __gid_t * a1)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a0 > s)
             s = (size_t) a0;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
+        size_t r0 = (size_t) (a0 * sizeof(__gid_t));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1);
     aot_pg_args_after(l, 1);
@@ -2595,7 +2617,8 @@ AOT_PG_EXPORT int sethostname(const char * a0, size_t a1)
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a1 > s)
             s = (size_t) a1;
-        aot_pg_arg_before(&l[0], (const void *) a0, s, 0);
+        size_t r0 = (size_t) (a1);
+        aot_pg_arg_before(&l[0], (const void *) a0, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1);
     aot_pg_args_after(l, 1);
@@ -3287,7 +3310,8 @@ AOT_PG_EXPORT __ssize_t vmsplice(int a0, const struct iovec * a1, size_t a2, uns
         size_t s = AOT_PG_SPAN_MIN;
         if ((size_t) a2 > s)
             s = (size_t) a2;
-        aot_pg_arg_before(&l[0], (const void *) a1, s, 0);
+        size_t r0 = (size_t) (a2 * sizeof(struct iovec));
+        aot_pg_arg_before(&l[0], (const void *) a1, r0 > s ? r0 : s, 0);
     }
     r = real(a0, a1, a2, a3);
     aot_pg_args_after(l, 1);
