@@ -403,15 +403,80 @@ static int aot_parse_u64(const char *s, size_t len, uint64_t inf, uint64_t *out)
     return aot_parse_size(s, len, out);
 }
 
-/* "<lo>-<hi>" */
-static int aot_parse_range(const char *tok, uint64_t inf, uint64_t *lo, uint64_t *hi)
+/* One end of a range, s[0..n): a count of at most max, or "inf".  NULL, or what is wrong with
+ * it (in buf). */
+static const char *aot_range_end(const char *s, size_t n, const char *end, uint64_t inf,
+                                 uint64_t max, uint64_t *out, char *buf, size_t len)
+{
+    char q[AOT_QUOTE_LEN];
+
+    if (n == 0) {
+        snprintf(buf, len, "the %s end is missing%s", end,
+                 *end == 'l' ? " (a negative number?)" : "");
+        return buf;
+    }
+    if (aot_parse_u64(s, n, inf, out) == 0) {
+        if (*out == inf || *out <= max)
+            return NULL;
+        snprintf(buf, len, "%s is more than %llu, the most ranks an int counts",
+                 aot_quote(s, n, q, sizeof(q)), (unsigned long long) max);
+        return buf;
+    }
+    if (strspn(s, "0123456789") >= n)
+        snprintf(buf, len, "%s is too large (more than %llu)", aot_quote(s, n, q, sizeof(q)),
+                 (unsigned long long) UINT64_MAX);
+    else if (s[0] == '-')
+        snprintf(buf, len, "the %s end is negative", end);
+    else
+        snprintf(buf, len, "'%s' is not a count such as 4096, 64K or 1M, nor 'inf'",
+                 aot_quote(s, n, q, sizeof(q)));
+    return buf;
+}
+
+/* "<lo>-<hi>" with min <= lo <= hi <= max (or hi "inf"): NULL, or what is wrong (in buf). */
+static const char *aot_range_why(const char *tok, uint64_t inf, uint64_t min, uint64_t max,
+                                 uint64_t *lo, uint64_t *hi, char *buf, size_t len)
 {
     const char *dash = strchr(tok, '-');
+    const char *why;
+
     if (!dash)
-        return -1;
-    if (aot_parse_u64(tok, (size_t) (dash - tok), inf, lo) != 0 || *lo == inf)
-        return -1;
-    return aot_parse_u64(dash + 1, strlen(dash + 1), inf, hi);
+        return "no '-' between the low and the high end";
+    why = aot_range_end(tok, (size_t) (dash - tok), "low", inf, max, lo, buf, len);
+    if (!why && *lo == inf)
+        why = "the low end cannot be 'inf'";
+    if (!why)
+        why = aot_range_end(dash + 1, strlen(dash + 1), "high", inf, max, hi, buf, len);
+    if (!why && *lo < min) {
+        snprintf(buf, len, "the low end must be at least %llu", (unsigned long long) min);
+        why = buf;
+    }
+    if (!why && *hi < *lo) {
+        snprintf(buf, len, "the low end %llu is above the high end %llu",
+                 (unsigned long long) *lo, (unsigned long long) *hi);
+        why = buf;
+    }
+    return why;
+}
+
+/* "WORD <lo>-<hi>" at tok[at] (a ranks count, min 1, or bytes): 0, or -1 with the message that
+ * says what is wrong with the value. */
+static int aot_parse_range(struct aot_reader *rd, char **tok, int ntok, int at, const char *word,
+                           uint64_t *lo, uint64_t *hi)
+{
+    const int ranks = strcmp(word, "bytes") != 0;
+    char buf[AOT_QUOTE_LEN + 128];
+    const char *why;
+
+    why = at >= ntok ? "no range"
+          : aot_range_why(tok[at], ranks ? AOT_TUNING_INF_RANKS : AOT_TUNING_INF_BYTES,
+                          ranks ? 1 : 0, ranks ? INT_MAX : UINT64_MAX, lo, hi, buf,
+                          sizeof(buf));
+    if (!why)
+        return 0;
+    return aot_fail(rd, "%s %s: %s (expected '%s <lo>-<hi>' with %slo <= hi, hi may be 'inf')",
+                    word, at < ntok ? aot_rq(rd, 0, tok[at]) : "", why, word,
+                    ranks ? "1 <= " : "");
 }
 
 static int aot_split(char *s, char **tok)
@@ -482,10 +547,8 @@ static int aot_parse_qualifier(struct aot_reader *rd, char **tok, int ntok, int 
     if (version < 2)
         return aot_fail(rd, "'%s' needs format version 2 (the file says 'autoopt-tuning %d')",
                         word, version);
-    if (*at + 1 >= ntok || aot_parse_range(tok[*at + 1], AOT_TUNING_INF_RANKS, &lo, &hi) != 0
-        || lo < 1 || hi < lo || (hi > INT_MAX && hi != AOT_TUNING_INF_RANKS))
-        return aot_fail(rd, "expected '%s <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')",
-                        word);
+    if (aot_parse_range(rd, tok, ntok, *at + 1, word, &lo, &hi) != 0)
+        return -1;
     *lo_out = (int) lo;
     *hi_out = hi == AOT_TUNING_INF_RANKS ? AOT_TUNING_INF_RANKS : (int) hi;
     *at += 2;
@@ -566,10 +629,8 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
                 rd->line = ranks_line;
                 return aot_fail(rd, "ranks block without a 'bytes' line");
             }
-            if (ntok < 2 || aot_parse_range(tok[1], AOT_TUNING_INF_RANKS, &lo, &hi) != 0
-                || lo < 1 || hi < lo || (hi > INT_MAX && hi != AOT_TUNING_INF_RANKS))
-                return aot_fail(rd, "expected 'ranks <lo>-<hi>' with 1 <= lo <= hi "
-                                "(hi may be 'inf')");
+            if (aot_parse_range(rd, tok, ntok, 1, "ranks", &lo, &hi) != 0)
+                return -1;
             ranks_lo = (int) lo;
             ranks_hi = hi == AOT_TUNING_INF_RANKS ? AOT_TUNING_INF_RANKS : (int) hi;
             hosts_lo = hosts_hi = ppn_lo = ppn_hi = 0;
@@ -605,9 +666,8 @@ static int aot_parse_lines(struct aot_tuning *t, const char *text, size_t len,
             r.note = NULL;
             if (!have_ranks)
                 return aot_fail(rd, "expected 'ranks <lo>-<hi>' before 'bytes'");
-            if (ntok < 2 || aot_parse_range(tok[1], AOT_TUNING_INF_BYTES, &r.bytes_lo,
-                                            &r.bytes_hi) != 0 || r.bytes_hi < r.bytes_lo)
-                return aot_fail(rd, "expected 'bytes <lo>-<hi>'");
+            if (aot_parse_range(rd, tok, ntok, 1, "bytes", &r.bytes_lo, &r.bytes_hi) != 0)
+                return -1;
             if (ntok < 3)
                 return aot_fail(rd, "expected an algorithm after 'bytes %s'", aot_rq(rd, 0, tok[1]));
             if (ntok > 3)

@@ -383,11 +383,11 @@ START_TEST(test_errors)
         {"autoopt-tuning 1\ncollective bcast\nranks 4-4 fast\n",
          "t.tune:3: unexpected 'fast' after 'ranks 4-4' (format version 1 has no qualifiers)"},
         {"autoopt-tuning 2\ncollective bcast\nranks 4-4 hosts 0-2\n",
-         "t.tune:3: expected 'hosts <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+         "t.tune:3: hosts 0-2: the low end must be at least 1 (expected 'hosts <lo>-<hi>' with 1 <= lo <= hi, hi may be 'inf')"},
         {"autoopt-tuning 2\ncollective bcast\nranks 4-4 hosts\n",
-         "t.tune:3: expected 'hosts <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+         "t.tune:3: hosts : no range (expected 'hosts <lo>-<hi>' with 1 <= lo <= hi, hi may be 'inf')"},
         {"autoopt-tuning 2\ncollective bcast\nranks 4-4 ppn 3-2\n",
-         "t.tune:3: expected 'ppn <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+         "t.tune:3: ppn 3-2: the low end 3 is above the high end 2 (expected 'ppn <lo>-<hi>' with 1 <= lo <= hi, hi may be 'inf')"},
         {"autoopt-tuning 2\ncollective bcast\nranks 4-4 ppn 2-2 hosts 2-2\n",
          "t.tune:3: unexpected 'hosts' after 'ranks 4-4' (expected 'hosts <lo>-<hi>', then "
          "'ppn <lo>-<hi>')"},
@@ -401,9 +401,27 @@ START_TEST(test_errors)
          "ranks 4-4 hosts 1-1\nbytes 0-inf binomial\nranks 4-4 hosts 2-2\n"
          "bytes 100-inf binary\n",
          "t.tune:7: ranks 4-4 hosts 2-2 overlaps ranks 4-4 hosts 2-2 at line 3"},
-        {HEAD "bytes 0-x ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
-        {HEAD "bytes 10-5 ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
-        {HEAD "bytes inf-5 ring\n", "t.tune:4: expected 'bytes <lo>-<hi>'"},
+        /* each range message says what is wrong with the value (issue 55, item 9) */
+        {HEAD "bytes 0-x ring\n", "t.tune:4: bytes 0-x: 'x' is not a count such as 4096, 64K "
+         "or 1M, nor 'inf'"" (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes 10-5 ring\n", "t.tune:4: bytes 10-5: the low end 10 is above the high end "
+         "5"" (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes inf-5 ring\n", "t.tune:4: bytes inf-5: the low end cannot be 'inf'"
+         " (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes -1-5 ring\n", "t.tune:4: bytes -1-5: the low end is missing (a negative "
+         "number?)"" (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes 0--5 ring\n", "t.tune:4: bytes 0--5: the high end is negative"
+         " (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes 0-99999999999999999999999 ring\n", "t.tune:4: bytes "
+         "0-99999999999999999999999: 99999999999999999999999 is too large (more than "
+         "18446744073709551615)"" (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes 0- ring\n", "t.tune:4: bytes 0-: the high end is missing"
+         " (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {HEAD "bytes 5 ring\n", "t.tune:4: bytes 5: no '-' between the low and the high end"
+         " (expected 'bytes <lo>-<hi>' with lo <= hi, hi may be 'inf')"},
+        {"autoopt-tuning 1\ncollective allreduce\nranks 1-2147483648\n",
+         "t.tune:3: ranks 1-2147483648: 2147483648 is more than 2147483647, the most ranks an "
+         "int counts"" (expected 'ranks <lo>-<hi>' with 1 <= lo <= hi, hi may be 'inf')"},
         {HEAD "bytes 0-1\n", "t.tune:4: expected an algorithm after 'bytes 0-1'"},
         {HEAD "bytes 0-1 ring fast\n", "t.tune:4: unexpected 'fast' after the algorithm"},
         {HEAD "bytes 0-1 ring:n=2\n", "t.tune:4: allreduce ring:n=2: ring takes no parameter"},
@@ -424,9 +442,9 @@ START_TEST(test_errors)
         {"autoopt-tuning 1\ncollective allreduce\nbytes 0-1 ring\n",
          "t.tune:3: expected 'ranks <lo>-<hi>' before 'bytes'"},
         {"autoopt-tuning 1\ncollective allreduce\nranks 0-4\n",
-         "t.tune:3: expected 'ranks <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+         "t.tune:3: ranks 0-4: the low end must be at least 1 (expected 'ranks <lo>-<hi>' with 1 <= lo <= hi, hi may be 'inf')"},
         {"autoopt-tuning 1\ncollective allreduce\nranks 4\n",
-         "t.tune:3: expected 'ranks <lo>-<hi>' with 1 <= lo <= hi (hi may be 'inf')"},
+         "t.tune:3: ranks 4: no '-' between the low and the high end (expected 'ranks <lo>-<hi>' with 1 <= lo <= hi, hi may be 'inf')"},
         {"autoopt-tuning 1\ncollective scatter\n",
          "t.tune:2: unknown collective 'scatter' (known: allreduce, bcast, reduce, allgather, "
          "allgatherv, alltoall, alltoallv, barrier)"},
