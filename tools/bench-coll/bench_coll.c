@@ -47,7 +47,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -640,65 +642,198 @@ static int driver(const struct opts *o)
 
 static int exists(const char *path) { return path && access(path, R_OK) == 0; }
 
+/* A bad option value: one line that says what is wrong with it, exit status 2. */
+__attribute__((noreturn, format(printf, 3, 4)))
+static void bad_value(const char *opt, const char *v, const char *fmt, ...)
+{
+    char q[AOT_QUOTE_LEN], why[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "autoopt-bench-coll: %s %s: %s\n", opt, aot_quote_str(v, q, sizeof(q)), why);
+    exit(2);
+}
+
+/* A whole number lo..hi, or bad_value. */
+static long opt_long(const char *opt, const char *v, long lo, long hi)
+{
+    char *end;
+    long x;
+
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (end == v || *end || errno || v[0] == ' ' || x < lo || x > hi)
+        bad_value(opt, v, "expected a whole number %ld..%ld", lo, hi);
+    return x;
+}
+
+/* --algs: every name one of the collective's algorithms (as the registry spells them). */
+static void check_algs(const char *coll, const char *list)
+{
+    static const struct { const char *coll, *spec; } algs[] = {AOT_BENCH_ALGS};
+    char known[4096] = "";
+    size_t k = 0;
+
+    for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+        if (!strcmp(algs[i].coll, coll))
+            k += (size_t) snprintf(known + k, k < sizeof(known) ? sizeof(known) - k : 0, "%s%s",
+                                   k ? ", " : "", algs[i].spec);
+    for (const char *p = list; p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t) (end - p) : strlen(p);
+        int found = 0;
+        for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]) && !found; i++)
+            found = !strcmp(algs[i].coll, coll) && strlen(algs[i].spec) == len &&
+                    !strncmp(algs[i].spec, p, len);
+        if (!found) {
+            char q[AOT_QUOTE_LEN];
+            bad_value("--algs", list, "unknown algorithm '%s' for %s (known: %s)",
+                      aot_quote(p, len, q, sizeof(q)), coll, known);
+        }
+        p = end ? end + 1 : NULL;
+    }
+}
+
+/* --tuning FILE is read by the library as MPI_Init reads it (one rank, nothing measured,
+ * --init-only) before any run: a bad file stops the benchmark with the library's one line. */
+static void check_tuning(const struct opts *o)
+{
+    char self[PATH_MAX], out[4096], *line;
+    int fds[2], status = 0;
+    size_t len = 0;
+    ssize_t n;
+    pid_t pid;
+
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = '\0';
+    if (n <= 0 || pipe(fds) != 0 || (pid = fork()) < 0) {
+        fprintf(stderr, "autoopt-bench-coll: --tuning: cannot start the check run\n");
+        exit(1);
+    }
+    if (pid == 0) {
+        char *argv[] = {(char *) o->mpiexec, "-n", "1", self, "--single", "--init-only",
+                        (char *) o->coll, NULL};
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        setenv("LD_PRELOAD", o->lib, 1);
+        setenv("AUTOOPT_TUNING", o->tuning, 1);
+        execvp(o->mpiexec, argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    while ((n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+        len += n > 0 ? (size_t) n : 0;
+    close(fds[0]);
+    out[len] = '\0';
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return;
+    line = strstr(out, "autoopt: ");
+    if (line) {
+        line[strcspn(line, "\n")] = '\0';
+        fprintf(stderr, "autoopt-bench-coll: --tuning: %s\n", line + strlen("autoopt: "));
+    } else {
+        char q[AOT_QUOTE_LEN];
+        fprintf(stderr, "autoopt-bench-coll: --tuning %s: the check run failed (%s -n 1)\n",
+                aot_quote_str(o->tuning, q, sizeof(q)), o->mpiexec);
+    }
+    exit(1);
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {NULL, 0, 4, -1, 1, 1, 1 << 20, 0.2, NULL, NULL, AOT_BENCH_MPIEXEC, NULL, NULL,
                      1, NULL, 0, 0, 0};
     char self[PATH_MAX];
     ssize_t n;
+    int init_only = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = !strcmp(a, "--np") || !strcmp(a, "--algs") || !strcmp(a, "--min-size") ||
+                    !strcmp(a, "--max-size") || !strcmp(a, "--repeat") ||
+                    !strcmp(a, "--time-per-size") || !strcmp(a, "--lib") ||
+                    !strcmp(a, "--yield") || !strcmp(a, "--mpiexec") ||
+                    !strcmp(a, "--netcluster") || !strcmp(a, "--ppn") ||
+                    !strcmp(a, "--tuning") || !strcmp(a, "--cyclic");
+        if (takes && !v) {
+            fprintf(stderr, "autoopt-bench-coll: %s needs a value\n", a);
+            return 2;
+        }
+        if (takes)
+            i++;
         if (!strcmp(a, "--single"))
             o.single = 1;
+        else if (!strcmp(a, "--init-only"))
+            init_only = 1;
         else if (!strcmp(a, "--no-yield"))
             o.yield = 0;
         else if (!strcmp(a, "--same-launch"))
             o.same_launch = 1;
         else if (!strcmp(a, "--back-to-back"))
             o.b2b = 1;
-        else if (i + 1 < argc && !strcmp(a, "--np"))
-            o.np = atoi(argv[++i]);
-        else if (i + 1 < argc && !strcmp(a, "--algs"))
-            o.algs = argv[++i];
-        else if (i + 1 < argc && !strcmp(a, "--min-size"))
-            o.min_size = atol(argv[++i]);
-        else if (i + 1 < argc && !strcmp(a, "--max-size"))
-            o.max_size = atol(argv[++i]);
-        else if (i + 1 < argc && !strcmp(a, "--repeat"))
-            o.repeat = atoi(argv[++i]);
-        else if (i + 1 < argc && !strcmp(a, "--time-per-size"))
-            o.time_per_size = atof(argv[++i]);
-        else if (i + 1 < argc && !strcmp(a, "--lib"))
-            o.lib = argv[++i];
-        else if (i + 1 < argc && !strcmp(a, "--yield")) {
-            o.yield_lib = argv[++i];
+        else if (!strcmp(a, "--np"))
+            o.np = (int) opt_long(a, v, 1, 1 << 20);
+        else if (!strcmp(a, "--algs"))
+            o.algs = v;
+        else if (!strcmp(a, "--min-size"))
+            o.min_size = opt_long(a, v, 0, 1L << 26);
+        else if (!strcmp(a, "--max-size"))
+            o.max_size = opt_long(a, v, 0, 1L << 26);
+        else if (!strcmp(a, "--repeat"))
+            o.repeat = (int) opt_long(a, v, 1, MAX_REPEAT);
+        else if (!strcmp(a, "--time-per-size")) {
+            char *end;
+            o.time_per_size = strtod(v, &end);
+            if (end == v || *end || !isfinite(o.time_per_size) || !(o.time_per_size > 0) ||
+                o.time_per_size > 3600)
+                bad_value(a, v, "expected a number of seconds above 0, at most 3600");
+        } else if (!strcmp(a, "--lib"))
+            o.lib = v;
+        else if (!strcmp(a, "--yield")) {
+            o.yield_lib = v;
             o.yield = 1;
-        } else if (i + 1 < argc && !strcmp(a, "--mpiexec"))
-            o.mpiexec = argv[++i];
-        else if (i + 1 < argc && !strcmp(a, "--netcluster"))
-            o.netcluster = argv[++i];
-        else if (i + 1 < argc && !strcmp(a, "--ppn"))
-            o.ppn = atoi(argv[++i]);
-        else if (i + 1 < argc && !strcmp(a, "--tuning"))
-            o.tuning = argv[++i];
-        else if (i + 1 < argc && !strcmp(a, "--cyclic"))
-            o.cyclic = atoi(argv[++i]);
+        } else if (!strcmp(a, "--mpiexec"))
+            o.mpiexec = v;
+        else if (!strcmp(a, "--netcluster"))
+            o.netcluster = v;
+        else if (!strcmp(a, "--ppn"))
+            o.ppn = (int) opt_long(a, v, 1, 1024);
+        else if (!strcmp(a, "--tuning"))
+            o.tuning = v;
+        else if (!strcmp(a, "--cyclic"))
+            o.cyclic = (int) opt_long(a, v, 0, 1 << 20);
         else if (a[0] != '-' && !o.coll)
             o.coll = a;
         else
             usage();
     }
-    if (!o.coll || o.np < 1 || o.ppn < 1 || o.repeat < 1 || o.min_size < 0
-        || o.max_size < o.min_size || o.max_size > (1L << 26) || o.time_per_size <= 0
-        || o.cyclic < 0)
+    if (!o.coll)
         usage();
+    if (o.max_size < o.min_size) {
+        fprintf(stderr, "autoopt-bench-coll: --max-size %ld is below --min-size %ld\n",
+                o.max_size, o.min_size);
+        return 2;
+    }
     {
         int known = 0;
         for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++)
             known |= !strcmp(colls[i], o.coll);
         if (!known)
-            usage();
+            bad_value("collective", o.coll, "expected one of allreduce, bcast, reduce, "
+                      "allgather, allgatherv, alltoall, alltoallv, barrier");
+    }
+    if (o.algs)
+        check_algs(o.coll, o.algs);
+    if (init_only) {
+        MPI_Init(NULL, NULL);
+        MPI_Finalize();
+        return 0;
     }
     if (o.single)
         return worker(&o);
@@ -711,10 +846,6 @@ int main(int argc, char **argv)
         o.lib = in_build ? AOT_BENCH_BUILD_LIB : AOT_BENCH_INSTALLED_LIB;
     if (!o.yield_lib)
         o.yield_lib = in_build ? AOT_BENCH_BUILD_YIELD : AOT_BENCH_INSTALLED_YIELD;
-    if (o.tuning && !exists(o.tuning)) {
-        fprintf(stderr, "autoopt-bench-coll: --tuning %s: not found\n", o.tuning);
-        return 1;
-    }
     if (!exists(o.lib)) {
         fprintf(stderr, "autoopt-bench-coll: %s: not found (use --lib)\n", o.lib);
         return 1;
@@ -724,5 +855,7 @@ int main(int argc, char **argv)
                 o.yield_lib);
         return 1;
     }
+    if (o.tuning)
+        check_tuning(&o);
     return driver(&o);
 }

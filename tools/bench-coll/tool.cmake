@@ -32,7 +32,7 @@ ${aot_bench_algs}
 # libautoopt.so, holds none of the library's objects.
 add_executable(autoopt-bench-coll ${CMAKE_CURRENT_LIST_DIR}/bench_coll.c
                ${PROJECT_SOURCE_DIR}/tools/lib/calls.c ${PROJECT_SOURCE_DIR}/collectives/coll_bytes.c
-               ${PROJECT_SOURCE_DIR}/tools/lib/tuner_core.c)
+               ${PROJECT_SOURCE_DIR}/tools/lib/tuner_core.c ${PROJECT_SOURCE_DIR}/src/quote.c)
 target_include_directories(autoopt-bench-coll PRIVATE ${aot_bench_gen}
                            ${PROJECT_SOURCE_DIR}/tools/lib ${PROJECT_SOURCE_DIR}/collectives
                            ${PROJECT_SOURCE_DIR}/src)
