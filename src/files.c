@@ -11,9 +11,15 @@
  *     sticky (as /tmp is), so that nobody else can replace a file of ours there;
  *   - a file is opened relative to the directory's descriptor with O_NOFOLLOW and without
  *     O_TRUNC, and truncated only after fstat shows a regular file of ours with one link;
- *   - a file that must appear whole (statistics) is written to a new temporary file in the
- *     same directory (mkstemp: O_EXCL, 0600) and renamed over the name, which replaces a
- *     symbolic link there instead of following it.
+ *   - a file that must appear whole (statistics, tuning files, the tools' outputs) is written
+ *     to a new temporary file in the same directory (mkstemp: O_EXCL, 0600) and renamed over
+ *     the name; an existing file keeps its mode, owner and group;
+ *   - a symbolic link is followed to its target (the link stays a link) when it is ours or
+ *     root's, as the kernel's protected_symlinks does in a sticky directory; one of another
+ *     user is refused;
+ *   - a device, FIFO, socket or directory is refused before anything is written (a FIFO would
+ *     block open(), a device would be written or replaced): aot_file_check_writable says so
+ *     at MPI_Init and while a tool reads its options, before any work (docs/limits.md).
  * aot_file_slurp reads a whole input file (tuning files, the tuner's raw file) with a cap; it
  * refuses anything but a regular file before opening it (a FIFO would block the open).
  * Errors are one line, "PATH: reason", for the caller to prefix with its variable.
