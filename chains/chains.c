@@ -702,6 +702,7 @@ static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, i
 static inline void aot_ch_count_native(int fn)
 {
     aot_stats_pass_caller(fn, aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED
+                              : aot_ch_forced >= 0            ? AOT_PASS_FORCED_MODE
                                                               : AOT_PASS_NOT_PAYING);
 }
 
@@ -1135,6 +1136,7 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
         return;
     aot_ch_dz.c = NULL;
     ran = aot_ch_doze_end(counted, aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED
+                                   : aot_ch_forced >= 0            ? AOT_PASS_FORCED_MODE
                                                                   : AOT_PASS_NOT_PAYING);
     r = c->run;
     done = ran / (uint64_t) c->n;

@@ -38,6 +38,7 @@ static int aot_pg_below_min(size_t sbytes, size_t rbytes, size_t min)
  * convert it (c->copy set when its send goes from a copy; c->waited when chains complete
  * the call's requests before it returns), or the reason it runs natively:
  * AOT_PASS_NOT_PAYING (the governor's choice), AOT_PASS_DISABLED (AUTOOPT_P2P_MODE=native),
+ * AOT_PASS_FORCED_MODE (AUTOOPT_P2P_MODE=copy on a call with nothing to send),
  * AOT_PASS_TOUCHED_AT_ONCE (guarded, at a site that touches at once: aot_pg_note_touch), or
  * why an earlier call of the site could not be converted (aot_pg_site_unfit).
  * Chains' guarded members (aot_paging_force) are converted as chains ask.

@@ -135,8 +135,10 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *un
     *unfit = 0;
     if (aot_pg_site_forced >= 0) {
         mode = aot_pg_site_forced;
-        if (mode == AOT_PG_M_COPY && !copy_ok)
+        if (mode == AOT_PG_M_COPY && !copy_ok) {
+            *unfit = AOT_PASS_FORCED_MODE;     /* no governor ran: the setting decided */
             mode = AOT_PG_M_NATIVE;
+        }
         s = key ? aot_pg_site_get(key) : NULL;
         if (s && s->learned && mode == AOT_PG_M_GUARDED) {
             *unfit = AOT_PASS_TOUCHED_AT_ONCE;

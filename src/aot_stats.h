@@ -35,7 +35,8 @@
     X(NOT_PAYING,      "no mode was faster than MPI here (benefit governor)") \
     X(DOZING,          "passed unexamined: its loop's calls were all passed") \
     X(SKEWED,          "alltoallv blocks too unequal for rules measured with equal ones") \
-    X(SIGMASK,         "the program blocks SIGSEGV or SIGTRAP: no guard")
+    X(SIGMASK,         "the program blocks SIGSEGV or SIGTRAP: no guard") \
+    X(FORCED_MODE,     "AUTOOPT_P2P_MODE forces a mode this call cannot take (copy: nothing to send)")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,
