@@ -19,8 +19,10 @@
  * verification of a file autoopt-tune wrote (docs/tuning.md).  Launches of one mode differ by
  * more than the 3 % a rule may cost (ranks land on the cores differently), so the tuned run
  * also times PMPI_<Collective>, MPI's own, in turns with its calls (--same-launch: 10 turns of
- * each per size, the same number of calls in all), and the last table gives that ratio too,
- * the median over repetitions.
+ * each per size, the same number of calls in all), and the last table gives that ratio too:
+ * each launch's median of the ratios of its neighbouring turns (a tuned turn over the PMPI turn
+ * beside it: a burst of foreign load spoils one pair, not the launch's figure), the median
+ * over repetitions.
  * Waiting policy: with more ranks than online CPUs every run (native included) also preloads
  * the yield-when-idle library (tools/yield); --no-yield or --yield force the choice.
  * Platform: shared memory by default; --netcluster PROG runs every job on the emulated
@@ -212,12 +214,13 @@ static int worker(const struct opts *o)
             printf(", dealt round-robin over %d blocks (--cyclic)", o->cyclic);
         printf("\n");
         printf("# %-10s %16s %16s %16s %10s%s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
-               "Max Latency(us)", "Iterations", o->same_launch ? "   PMPI Avg(us)" : "");
+               "Max Latency(us)", "Iterations",
+               o->same_launch ? "   PMPI Avg(us)  Paired ratio" : "");
     }
     for (long bytes = o->min_size; bytes <= o->max_size; bytes = bytes ? bytes * 2 : 1) {
         long b = bytes;
         int count, iters = 10, run_min = 1;
-        double t0, mine, avg, mn, mx, same_avg = 0;
+        double t0, mine, avg, mn, mx, same_avg = 0, paired = 0;
         if (kind == AOT_COLL_BARRIER)
             b = 0;
         else if (b < esize)
@@ -267,7 +270,7 @@ static int worker(const struct opts *o)
              * not all of that bias (docs/tuning.md, "Goal 4 on the emulated cluster"). */
             const int kinds = o->same_launch ? 2 : 1;
             int per = iters / SAME_TURNS > 0 ? iters / SAME_TURNS : 1;
-            double nat = 0, nat_avg;
+            double nat = 0, nat_avg, turn_s[2 * SAME_TURNS], all_s[2 * SAME_TURNS];
             if (o->b2b && per < run_min)
                 per = run_min;
             for (int turn = 0; turn < kinds * SAME_TURNS; turn++) {
@@ -291,12 +294,30 @@ static int worker(const struct opts *o)
                     nat += spent;
                 else
                     mine += spent;
+                turn_s[turn] = spent;
             }
             iters = per * SAME_TURNS;
             mine = mine * 1e6 / iters;
             nat = nat * 1e6 / iters;
             PMPI_Reduce(&nat, &nat_avg, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
             same_avg = nat_avg / p;
+            if (o->same_launch) {
+                /* each call turn over the PMPI turn next to it (ABBA: turns 4j and 4j+1,
+                 * 4j+3 and 4j+2), the ranks' summed times; the median of the pairs' ratios:
+                 * a burst of foreign load spoils one pair, where in the ratio of the sums
+                 * the spoiled turn decides (aot_tune_paired_ratio) */
+                double a[SAME_TURNS], bn[SAME_TURNS], r[SAME_TURNS];
+                struct aot_tune_est e;
+                int np = 0;
+                PMPI_Reduce(turn_s, all_s, 2 * SAME_TURNS, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
+                for (int t = 0; t < 2 * SAME_TURNS && np < SAME_TURNS; t++)
+                    if (t % 4 == 1 || t % 4 == 2) {
+                        a[np] = all_s[t];
+                        bn[np++] = all_s[t % 4 == 1 ? t - 1 : t + 1];
+                    }
+                if (rank == 0 && aot_tune_paired_ratio(a, bn, np, r, &e) > 0)
+                    paired = e.median;
+            }
         }
         PMPI_Reduce(&mine, &avg, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
         PMPI_Reduce(&mine, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, bench_comm);
@@ -304,7 +325,7 @@ static int worker(const struct opts *o)
         if (rank == 0) {
             printf("%-12ld %16.2f %16.2f %16.2f %10d", b, avg / p, mn, mx, iters);
             if (o->same_launch)
-                printf(" %16.2f", same_avg);
+                printf(" %16.2f %13.4f", same_avg, paired);
             printf("\n");
             fflush(stdout);
         }
@@ -331,18 +352,22 @@ static int parse_table(const char *out, struct table *t)
         long size;
         double a, mn, mx;
         int it;
-        double same;
+        double same, paired = 0;
         int got = *line == '#' ? 0
-                  : sscanf(line, "%ld %lf %lf %lf %d %lf", &size, &a, &mn, &mx, &it, &same);
+                  : sscanf(line, "%ld %lf %lf %lf %d %lf %lf", &size, &a, &mn, &mx, &it, &same,
+                           &paired);
         if (got >= 5 && t->n < MAX_SIZES) {
             t->size[t->n] = size;
             t->avg[t->n] = a;
             t->min[t->n] = mn;
             t->max[t->n] = mx;
             t->iters[t->n] = it;
-            t->same[t->n] = got == 6 ? same : -1;
-            t->nratio[t->n] = got == 6 && same > 0;
-            t->ratio[t->n][0] = got == 6 && same > 0 ? a / same : 0;
+            t->same[t->n] = got >= 6 ? same : -1;
+            /* the launch's ratio: the median of its paired turns (a worker before them: the
+             * ratio of the sums) */
+            t->nratio[t->n] = got >= 6 && same > 0;
+            t->ratio[t->n][0] = got == 7 && paired > 0 ? paired
+                                : got >= 6 && same > 0 ? a / same : 0;
             t->n++;
         }
         line = strchr(line, '\n');
@@ -631,7 +656,10 @@ static int driver(const struct opts *o)
                    "the best: %.1f %%\n", within, n, 100 * pen / n);
         if (nsame)
             printf("# same launch (tuned calls and PMPI_%s in turns, median over repetitions): "
-                   "tuned <= 1.03 x native at %d of %d sizes\n", o->coll, within_same, nsame);
+                   "tuned <= 1.03 x native at %d of %d sizes (a launch's ratio: the median of "
+                   "its paired turns'; tuned/native divides separate launches, which on a "
+                   "shared machine differ by more than any rule: docs/tuning.md, \"Checking a "
+                   "file\")\n", o->coll, within_same, nsame);
     }
     free(tables);
     free(names);

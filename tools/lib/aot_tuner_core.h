@@ -39,6 +39,17 @@ int aot_tune_surely_faster(const struct aot_tune_est *a, const struct aot_tune_e
 /* Measured advantage of a over b, in percent of b's median: 100 * (b - a) / b. */
 double aot_tune_advantage(const struct aot_tune_est *a, const struct aot_tune_est *b);
 
+/*
+ * The ratio of two ways of making a call timed in turns in one launch (autoopt-bench-coll
+ * --same-launch: the tuned call and MPI's own, ABBA): a[i] / b[i] for each pair of neighbouring
+ * turns, their median and its interval (aot_tune_estimate) in e.  A burst of foreign load that
+ * spoils one turn spoils one ratio; in the ratio of the sums that turn decides (docs/tuning.md,
+ * "Checking a file").  Pairs with a time <= 0 (or not a number) are left out.  ratios: room for
+ * n values, sorted on return.  Returns the number of pairs used; 0 leaves e->n at 0.
+ */
+int aot_tune_paired_ratio(const double *a, const double *b, int n, double *ratios,
+                          struct aot_tune_est *e);
+
 /* ---------------------------------------------------------------- the two timings */
 
 /*

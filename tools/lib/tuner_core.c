@@ -39,6 +39,20 @@ void aot_tune_estimate(double *x, int n, struct aot_tune_est *e)
     e->hi = x[k - 1];
 }
 
+int aot_tune_paired_ratio(const double *a, const double *b, int n, double *ratios,
+                          struct aot_tune_est *e)
+{
+    int m = 0;
+
+    for (int i = 0; i < n; i++)
+        if (a[i] > 0 && b[i] > 0 && isfinite(a[i]) && isfinite(b[i]))
+            ratios[m++] = a[i] / b[i];
+    *e = (struct aot_tune_est){0, 0, 0, 0};
+    if (m)
+        aot_tune_estimate(ratios, m, e);
+    return m;
+}
+
 int aot_tune_precise(const struct aot_tune_est *e, double tol)
 {
     return (e->hi - e->lo) / 2 <= tol * e->median;
