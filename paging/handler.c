@@ -101,6 +101,7 @@ struct aot_pg_step {
     greg_t rip;
     int level;
     int rep;
+    int prog_tf;              /* the program had the trap flag set itself: its trap too */
 };
 static __thread struct aot_pg_step aot_pg_steps[AOT_PG_MAX_STEPS] __attribute__((tls_model("initial-exec")));
 static __thread int aot_pg_nsteps __attribute__((tls_model("initial-exec")));
@@ -438,12 +439,61 @@ static int aot_pg_wait_owners(const struct aot_pg_access *a, uintptr_t addr, int
     return 1;
 }
 
+/* An instruction that may raise another exception than the page fault once its page is open:
+ * an integer division with a memory operand (F6/F7 /6, /7: a zero divisor), or any memory
+ * access while the program unmasked a floating-point exception (MXCSR, x87 control word) or
+ * set the alignment-check flag.  Stepped, its SIGFPE or SIGBUS would reach the program's
+ * handler with the page open, and a handler that leaves with longjmp would leave it open (the
+ * program then read bytes of a pending receive that were not there yet: found in issue 55's
+ * second review); so the program waits for the page's requests instead. */
+static int aot_pg_may_raise(const ucontext_t *uc)
+{
+    const unsigned char *p = (const unsigned char *) uc->uc_mcontext.gregs[REG_RIP];
+    const struct _libc_fpstate *fp = uc->uc_mcontext.fpregs;
+    int i = 0;
+
+    if (uc->uc_mcontext.gregs[REG_EFL] & 0x40000)
+        return 1;
+    if (fp && ((fp->mxcsr & 0x1f80) != 0x1f80 || (fp->cwd & 0x3f) != 0x3f))
+        return 1;
+    while (i < 14 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
+                      p[i] == 0x2e || p[i] == 0x3e || p[i] == 0x26 || p[i] == 0x36 ||
+                      p[i] == 0x64 || p[i] == 0x65 || (p[i] & 0xf0) == 0x40))
+        i++;
+    return i < 14 && (p[i] == 0xf6 || p[i] == 0xf7) && ((p[i + 1] >> 3) & 7) >= 6 &&
+           (p[i + 1] >> 6) != 3;
+}
+
+/* A fault declined while steps of the same instruction are open (an access that runs from a
+ * false-shared page into a page that is not paging's): the previous handler must not run with
+ * the page open, nor leave it open if it jumps out.  The pages close and the steps end; if the
+ * handler returns, the instruction faults on the guard again and is stepped anew. */
+static void aot_pg_steps_abandon(ucontext_t *uc)
+{
+    int prog_tf = 0, dropped = 0;
+
+    while (aot_pg_nsteps > 0 && aot_pg_steps[aot_pg_nsteps - 1].level > aot_pg_segv_nest &&
+           aot_pg_steps[aot_pg_nsteps - 1].rip == uc->uc_mcontext.gregs[REG_RIP]) {
+        struct aot_pg_step *s = &aot_pg_steps[aot_pg_nsteps - 1];
+        aot_pg_restore_range(s->p0, s->p1);
+        aot_pg_restore_range(s->p0b, s->p1b);
+        prog_tf |= s->prog_tf;
+        aot_pg_nsteps--;
+        dropped = 1;
+    }
+    if (dropped && !prog_tf)
+        uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t) AOT_PG_TRAP_FLAG;
+}
+
 /* Registered for SIGSEGV (the entry saves errno). */
 static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
 {
     uintptr_t addr = (uintptr_t) si->si_addr;
     struct aot_pg_access a = { .n = 0 };
     int write, rc, ours = 0, program;
+    /* the program single-steps itself: every instruction's trap is its own, so a REP is
+     * stepped (not done here at once) and the trap after our step goes on to it */
+    int prog_tf = (uc->uc_mcontext.gregs[REG_EFL] & AOT_PG_TRAP_FLAG) != 0;
 
     (void) sig;
 
@@ -453,8 +503,10 @@ static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
         /* ours only if the faulting page itself is guarded (an access that starts on an open
          * page and runs into a guarded one reports the first byte of the guarded one) */
         const struct aot_pg_seg *seg = aot_pg_seg_find(AOT_PG_PAGE(addr));
-        if (!seg || seg->cur == seg->orig)
+        if (!seg || seg->cur == seg->orig) {
+            aot_pg_steps_abandon(uc);
             return AOT_FAULT_DECLINED;
+        }
     }
     write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
     if (aot_pg_decode(uc, &a)) {
@@ -500,6 +552,19 @@ static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
     AOT_PG_COUNT(faults_false_sharing, 1);
     if (!program)
         AOT_PG_COUNT(false_sharing_in_mpi, 1);
+    if (program && !aot_pg_in_locked_code((uintptr_t) uc->uc_mcontext.gregs[REG_RIP]) &&
+        aot_pg_may_raise(uc)) {
+        int idx[AOT_PG_MAX_OWNERS];
+        uintptr_t pg = AOT_PG_PAGE(addr);
+        int n = aot_pg_owners((intptr_t) AOT_PG_ADDR(pg), (intptr_t) AOT_PG_ADDR(pg + 1), 1, idx,
+                              AOT_PG_MAX_OWNERS);
+        if (n > 0) {
+            AOT_PG_COUNT(step_budget_waits, 1);
+            aot_pg_wait_from_program(idx, n > AOT_PG_MAX_OWNERS ? AOT_PG_MAX_OWNERS : n, addr);
+            aot_pg_segv_nest--;
+            return AOT_FAULT_HANDLED;
+        }
+    }
     if (program && !aot_pg_in_locked_code((uintptr_t) uc->uc_mcontext.gregs[REG_RIP])) {
         /* The program keeps working on this page (a loop over data next to a halo, a heap
          * page shared with small buffers): past the step budget, waiting for the requests on
@@ -515,8 +580,8 @@ static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
             return AOT_FAULT_HANDLED;
         }
     }
-    if (a.rep && (a.op & ~1) != 0xa6 && (a.op & ~1) != 0xac && (a.op & ~1) != 0xae &&
-        !a.addr32 && a.n >= 1) {
+    if (a.rep && !prog_tf && (a.op & ~1) != 0xa6 && (a.op & ~1) != 0xac &&
+        (a.op & ~1) != 0xae && !a.addr32 && a.n >= 1) {
         uintptr_t p0, p1, q0 = 0, q1 = 0;
         aot_pg_lift_range(a.lo[0], a.hi[0], &p0, &p1);
         if (a.n > 1)
@@ -537,6 +602,7 @@ static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
         s->rip = uc->uc_mcontext.gregs[REG_RIP];
         s->level = aot_pg_segv_nest;
         s->rep = a.rep;
+        s->prog_tf = prog_tf;
         aot_pg_nsteps++;
         uc->uc_mcontext.gregs[REG_EFL] |= AOT_PG_TRAP_FLAG;
     } else {
@@ -551,27 +617,33 @@ static int aot_pg_segv(int sig, siginfo_t *si, ucontext_t *uc)
 /* Registered for SIGTRAP: the end of a single step of ours, or declined. */
 static int aot_pg_trap(int sig, siginfo_t *si, ucontext_t *uc)
 {
-    int popped = 0;
+    int popped = 0, prog_tf = 0;
 
     (void) sig;
-    (void) si;
 
+    /* a step ends with the trap flag's trap; int3 (SI_KERNEL), a hardware breakpoint or a
+     * SIGTRAP sent by kill or raise is the program's (before issue 55's second review such a
+     * trap ended a step left behind by a handler that jumped out, and was never delivered) */
+    if (si->si_code != TRAP_TRACE)
+        return AOT_FAULT_DECLINED;
     while (aot_pg_nsteps > 0 && aot_pg_steps[aot_pg_nsteps - 1].level > aot_pg_segv_nest) {
         struct aot_pg_step *s = &aot_pg_steps[aot_pg_nsteps - 1];
-        if (s->rep && s->rip == uc->uc_mcontext.gregs[REG_RIP] && !popped) {
+        if (s->rep && !s->prog_tf && s->rip == uc->uc_mcontext.gregs[REG_RIP] && !popped) {
             /* a REP instruction between iterations: keep the pages open, step on */
             return AOT_FAULT_HANDLED;
         }
         aot_pg_restore_range(s->p0, s->p1);
         aot_pg_restore_range(s->p0b, s->p1b);
+        prog_tf |= s->prog_tf;
         aot_pg_nsteps--;
         popped = 1;
     }
-    if (popped) {
-        uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t) AOT_PG_TRAP_FLAG;
-        return AOT_FAULT_HANDLED;
-    }
-    return AOT_FAULT_DECLINED;
+    if (!popped)
+        return AOT_FAULT_DECLINED;
+    if (prog_tf)
+        return AOT_FAULT_DECLINED;  /* the program's own single step: its trap, flag kept */
+    uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t) AOT_PG_TRAP_FLAG;
+    return AOT_FAULT_HANDLED;
 }
 
 /* ---------------------------------------------------------------- installation */

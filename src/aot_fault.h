@@ -124,11 +124,18 @@ int aot_fault_real_altstack(const stack_t *ss, stack_t *old);
 typedef void (*aot_fault_unguard_fn)(void);
 /* Registers the unguard hook of a slot (NULL: none).  Outside signal context. */
 void aot_fault_register_unguard(enum aot_fault_slot slot, aot_fault_unguard_fn fn);
-/* 1 while the program has SIGSEGV or SIGTRAP blocked on the thread that started autoopt. */
+/* 1 while the program has SIGSEGV or SIGTRAP blocked on the thread that started autoopt, or
+ * a handler of another signal whose sa_mask blocks either is installed (the kernel blocks them
+ * while it runs); a previous handler the entry calls with them blocked gets the unguard hooks
+ * run first. */
 int aot_fault_blocked(void);
 /* pthread_sigmask(how, set, old) as the program's call from caller (a return address): the
  * error number, or 0. */
 int aot_fault_sigmask(int how, const sigset_t *set, sigset_t *old, const void *caller);
+/* The program is about to wait with mask (sigsuspend, sigpause): a call whose mask blocks
+ * SIGSEGV or SIGTRAP first runs every unguard hook, as aot_fault_sigmask does (a handler of a
+ * signal delivered during the wait runs with that mask). */
+void aot_fault_wait_mask(const sigset_t *mask);
 /* glibc's own pthread_sigmask (signals.c), for autoopt's own masks: the error number, or 0. */
 int aot_fault_real_mask(int how, const sigset_t *set, sigset_t *old);
 

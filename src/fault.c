@@ -277,6 +277,8 @@ static void aot_fault_set_default(int sig)
 
 static int aot_fault_set(struct aot_fault_sig *s, struct sigaction *old);
 
+static void aot_fault_unguard_for(const sigset_t *mask);
+
 static void aot_fault_prev_change(struct aot_fault_sig *s, const struct sigaction *sa);
 
 /* SA_RESETHAND of a previous handler about to be called: the default action becomes the
@@ -335,6 +337,13 @@ static __attribute__((noinline)) void aot_fault_forward(const struct sigaction *
     for (int k = 1; k <= AOT_FAULT_KERNEL_NSIG; k++)
         if (sigismember(&uc->uc_sigmask, k) == 1 || sigismember(&p.block, k) == 1)
             sigaddset(&mask, k);
+    /* a handler of a sent signal (raise, kill, sigqueue) that runs with SIGSEGV or SIGTRAP
+     * blocked (the signal itself, without SA_NODEFER, or its sa_mask) would be killed by a
+     * guard it touches: none is left.  Not for a real fault: the previous handler is mostly a
+     * crash report (UCX's), and waiting there for requests delayed the death of fault.null and
+     * fault.overflow past their 20 s (docs/limits.md, second review). */
+    if (si->si_code <= 0)
+        aot_fault_unguard_for(&mask);
     aot_fault_real_mask(SIG_SETMASK, &mask, &saved);
     aot_fault_forwarding.si = si;
     aot_fault_forwarding.frame = (uintptr_t) __builtin_frame_address(0);
@@ -369,6 +378,7 @@ static uintptr_t aot_fault_stack_hi;
 /* The program's blocked mask (aot_fault_sigmask, at the end of this file). */
 static aot_fault_unguard_fn aot_fault_unguards[AOT_FAULT_NSLOTS];
 static int aot_fault_blocked_now;        /* the program has SIGSEGV or SIGTRAP blocked */
+static uint64_t aot_fault_hmask;         /* signals whose handler's sa_mask blocks them (bit sig-1) */
 static int aot_fault_mask_on;            /* between aot_fault_mask_start and aot_fault_stop */
 static void aot_fault_mask_start(void);
 
@@ -605,6 +615,8 @@ void aot_fault_unregister(int sig, enum aot_fault_slot slot)
     aot_fault_unlock(&saved);
 }
 
+static void aot_fault_note_handler(int sig);
+
 int aot_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct aot_fault_sig *s = aot_fault_table(sig);
@@ -612,8 +624,14 @@ int aot_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *
     sigset_t saved;
     int rc = 0;
 
-    if (!s || aot_fault_raw)
+    if (aot_fault_raw)
         return aot_fault_real(sig, act, old);
+    if (!s) {
+        rc = aot_fault_real(sig, act, old);
+        if (rc == 0 && act)
+            aot_fault_note_handler(sig);
+        return rc;
+    }
     if (act)
         want = *act;            /* read before the lock: it may lie on a guarded page */
     aot_fault_lock(&saved);
@@ -916,7 +934,54 @@ void aot_fault_register_unguard(enum aot_fault_slot slot, aot_fault_unguard_fn f
 
 int aot_fault_blocked(void)
 {
-    return __atomic_load_n(&aot_fault_blocked_now, __ATOMIC_RELAXED);
+    return __atomic_load_n(&aot_fault_blocked_now, __ATOMIC_RELAXED) ||
+           __atomic_load_n(&aot_fault_hmask, __ATOMIC_RELAXED) != 0;
+}
+
+/* Every unguard hook, when the program's thread that started autoopt, outside autoopt and MPI,
+ * is about to run with mask, which blocks SIGSEGV or SIGTRAP: a touch of a guard would then
+ * kill.  From the entry (a previous handler about to be called with that mask) and from the
+ * program's calls (aot_fault_sigmask, aot_fault_wait_mask, aot_fault_note_handler). */
+static void aot_fault_unguard_for(const sigset_t *mask)
+{
+    if (!aot_fault_main || !__atomic_load_n(&aot_fault_mask_on, __ATOMIC_RELAXED) ||
+        aot_tls.depth != 0 || !aot_fault_blocks_ours(mask))
+        return;
+    for (int k = 0; k < AOT_FAULT_NSLOTS; k++) {
+        aot_fault_unguard_fn fn = __atomic_load_n(&aot_fault_unguards[k], __ATOMIC_ACQUIRE);
+        if (fn)
+            fn();
+    }
+}
+
+/* A handler of another signal than SIGSEGV and SIGTRAP whose sa_mask blocks either: the
+ * kernel blocks them while it runs, when no interposer sees it, so while such a handler is
+ * installed nothing is guarded (aot_fault_blocked; before issue 55's second review a handler
+ * installed with sigfillset(&sa_mask) that read a received buffer was killed). */
+static void aot_fault_note_handler(int sig)
+{
+    struct sigaction now;
+    uint64_t bit, was;
+    int blocks;
+
+    if (sig < 1 || sig > AOT_FAULT_KERNEL_NSIG || aot_fault_real(sig, NULL, &now) != 0)
+        return;
+    bit = (uint64_t) 1 << (sig - 1);
+    blocks = now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN &&
+             aot_fault_blocks_ours(&now.sa_mask);
+    if (!blocks) {
+        __atomic_and_fetch(&aot_fault_hmask, ~bit, __ATOMIC_RELAXED);
+        return;
+    }
+    was = __atomic_fetch_or(&aot_fault_hmask, bit, __ATOMIC_RELAXED);
+    if (!was)
+        aot_fault_unguard_for(&now.sa_mask);
+}
+
+void aot_fault_wait_mask(const sigset_t *mask)
+{
+    sigset_t want = *mask;      /* it may lie on a guarded page */
+    aot_fault_unguard_for(&want);
 }
 
 /* At MPI_Init, on the thread that called it, after the MPI library loaded its transports. */
@@ -929,6 +994,11 @@ static void aot_fault_mask_start(void)
     /* a mask inherited or set before MPI_Init (a process started with SIGSEGV blocked) */
     if (aot_fault_real_mask(SIG_BLOCK, NULL, &now) == 0)
         aot_fault_blocked_now = aot_fault_blocks_ours(&now);
+    /* and handlers installed before MPI_Init whose sa_mask blocks SIGSEGV or SIGTRAP */
+    aot_fault_hmask = 0;
+    for (int k = 1; k <= AOT_FAULT_KERNEL_NSIG; k++)
+        if (!aot_fault_table(k) && k != SIGKILL && k != SIGSTOP)
+            aot_fault_note_handler(k);
     aot_fault_mask_on = 1;
 }
 
@@ -945,11 +1015,7 @@ int aot_fault_sigmask(int how, const sigset_t *set, sigset_t *old, const void *c
     if (set && (how == SIG_BLOCK || how == SIG_SETMASK) && aot_fault_blocks_ours(&want)) {
         /* nothing is guarded from here on, then nothing is guarded now */
         __atomic_store_n(&aot_fault_blocked_now, 1, __ATOMIC_RELAXED);
-        for (int k = 0; k < AOT_FAULT_NSLOTS; k++) {
-            aot_fault_unguard_fn fn = __atomic_load_n(&aot_fault_unguards[k], __ATOMIC_ACQUIRE);
-            if (fn)
-                fn();
-        }
+        aot_fault_unguard_for(&want);
     }
     /* the kernel writes the old mask into memory of ours, not into a guarded page */
     rc = aot_fault_real_mask(how, set ? &want : NULL, &had);

@@ -17,8 +17,10 @@
  * of glibc's versions bind to this unversioned definition), sighold, sigrelse, sigblock,
  * sigsetmask, and sigset's SIG_HOLD: each passes its caller to aot_fault_sigmask, which lets
  * the program block SIGSEGV or SIGTRAP only once it holds no guard ("THE PROGRAM'S BLOCKED
- * MASK" in aot_fault.h).  Not interposed: the masks that last one wait (sigsuspend, sigpause,
- * pselect, ppoll, epoll_pwait, sigwait, signalfd's mask is no blocking at all), glibc's
+ * MASK" in aot_fault.h).  And sigsuspend, whose mask holds while a handler runs during the
+ * wait: one that blocks SIGSEGV or SIGTRAP completes every guard first (aot_fault_wait_mask).
+ * Not interposed: the other masks that last one wait (sigpause of BSD with a mask, pselect,
+ * ppoll, epoll_pwait, sigwait, signalfd's mask is no blocking at all), glibc's
  * internal changes (siglongjmp, setcontext, swapcontext, posix_spawn) and the system call
  * itself.
  * Not covered: sigvec and sigstack (obsolete; sigvec is a compatibility symbol no program can
@@ -298,6 +300,24 @@ static int aot_sig_bsd(int how, int mask, const void *caller)
         if (sigismember(&old, k) == 1)
             was |= 1U << (k - 1);
     return (int) was;
+}
+
+/* sigsuspend: a handler of a signal delivered during the wait runs with the wait's mask, so a
+ * mask that blocks SIGSEGV or SIGTRAP first has every guard completed (aot_fault_wait_mask).
+ * sigpause (XSI) unblocks one signal of the current mask only; glibc's BSD sigpause with a
+ * mask cannot be named from <signal.h> and is not interposed. */
+AOT_SIG_EXPORT int sigsuspend(const sigset_t *mask)
+{
+    static int (*next)(const sigset_t *);
+
+    if (!next)
+        next = (int (*)(const sigset_t *)) dlsym(RTLD_NEXT, "sigsuspend");
+    if (!next) {
+        errno = ENOSYS;
+        return -1;
+    }
+    aot_fault_wait_mask(mask);
+    return next(mask);
 }
 
 AOT_SIG_EXPORT int sigblock(int mask)
