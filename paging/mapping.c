@@ -1,6 +1,7 @@
 /*
  * mapping.c: calls that change the mappings under pending requests (munmap, mremap, madvise,
- * mmap MAP_FIXED, mprotect, shmdt, brk and sbrk), by whichever way they come.
+ * mmap MAP_FIXED, mprotect, pkey_mprotect, shmat SHM_REMAP, shmdt, brk and sbrk), by
+ * whichever way they come.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Rule: before such a call takes effect, every pending request with a byte on a page the call
@@ -9,10 +10,11 @@
  * buffer held it.
  *
  * Three ways in, each reaching the functions below:
- *   - syscalls.c's exported munmap, mremap, madvise, mprotect, mmap(64), shmdt, brk, sbrk;
+ *   - syscalls.c's exported munmap, mremap, madvise, mprotect, pkey_mprotect, mmap(64),
+ *     shmat, shmdt, brk, sbrk;
  *   - syscalls.c's syscall(3) for the same numbers;
  *   - UCX's memory hooks.  libucm (loaded with MPICH's ch4:ucx) overwrites the entry of
- *     mmap, munmap, mremap, madvise, shmdt and brk with a jump to its own code ("bistro"
+ *     mmap, munmap, mremap, madvise, shmat, shmdt and brk with a jump to its own code ("bistro"
  *     mode, the default of UCX 1.13 on x86-64: it patches the first definition dlsym finds,
  *     which under LD_PRELOAD is autoopt's own wrapper) or rewrites every object's relocation
  *     to them ("reloc" mode), and then calls the kernel itself.  Measured 2026-12 with UCX
@@ -32,13 +34,16 @@
  * WILLNEED, DONTFORK, DOFORK, WIPEONFORK, KEEPONFORK (fork completes everything anyway),
  * MERGEABLE, UNMERGEABLE (KSM shares identical pages copy-on-write), HUGEPAGE, NOHUGEPAGE,
  * DONTDUMP, DODUMP, COLD, PAGEOUT (pages go to swap and come back with their contents).
- * mmap with MAP_FIXED_NOREPLACE fails rather than replace a mapping: nothing to wait for.
+ * mmap with MAP_FIXED_NOREPLACE fails rather than replace a mapping: nothing to wait for;
+ * shmat without SHM_REMAP fails (EINVAL) where a mapping is, the same.  pkey_mprotect is
+ * mprotect with a protection key (pkey -1: none): the same rule.
  *
  * Runs only in the thread that makes MPI calls, outside MPI (aot_tls.depth == 0): UCX's own
  * munmap inside a progress call reaches the UCX handler with depth > 0 and changes nothing.
  */
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 
 #include "paging.h"
 
@@ -93,13 +98,28 @@ void aot_pg_shm_detach(const void *addr)
         aot_pg_pages_done((const void *) m.lo, m.hi - m.lo);
 }
 
+/* shmat(id, addr, flags): with SHM_REMAP, the segment replaces what is mapped at addr (rounded
+ * down to SHMLBA with SHM_RND), over the segment's size (asked of the kernel itself: shmctl is
+ * wrapped).  Without it the call fails where anything is mapped. */
+void aot_pg_shm_attach(int id, const void *addr, int flags)
+{
+    struct shmid_ds ds;
+    uintptr_t lo = (uintptr_t) addr;
+    if (!(flags & SHM_REMAP) || !addr || !aot_pg_on || !aot_pg_npending || aot_tls.depth != 0)
+        return;
+    if (flags & SHM_RND)
+        lo -= lo % SHMLBA;
+    if (aot_syscall(SYS_shmctl, id, IPC_STAT, &ds) == 0)
+        aot_pg_pages_done((const void *) lo, ds.shm_segsz);
+}
+
 /* ---------------------------------------------------------------- UCX's memory hooks */
 
 /* The parts of libucm's API used here (ucm/api/ucm.h, stable since UCX 1.3; MADVISE and BRK
  * since 1.5). */
 enum {
     AOT_UCM_MMAP = 1 << 0, AOT_UCM_MUNMAP = 1 << 1, AOT_UCM_MREMAP = 1 << 2,
-    AOT_UCM_SHMDT = 1 << 4, AOT_UCM_SBRK = 1 << 5, AOT_UCM_MADVISE = 1 << 6,
+    AOT_UCM_SHMAT = 1 << 3, AOT_UCM_SHMDT = 1 << 4, AOT_UCM_SBRK = 1 << 5, AOT_UCM_MADVISE = 1 << 6,
     AOT_UCM_BRK = 1 << 7, AOT_UCM_NO_INSTALL = 1 << 24
 };
 
@@ -107,6 +127,7 @@ union aot_ucm_event {
     struct { void *result, *address; size_t size; int prot, flags, fd; off_t offset; } mmap;
     struct { int result; void *address; size_t size; } munmap;
     struct { void *result, *address; size_t old_size, new_size; int flags; } mremap;
+    struct { void *result; int shmid; const void *shmaddr; int shmflg; } shmat;
     struct { int result; const void *shmaddr; } shmdt;
     struct { void *result; intptr_t increment; } sbrk;
     struct { int result; void *addr; size_t length; int advice; } madvise;
@@ -117,8 +138,8 @@ typedef void aot_ucm_cb(int type, union aot_ucm_event *ev, void *arg);
 typedef int aot_ucm_set_fn(int events, int priority, aot_ucm_cb *cb, void *arg);
 
 static const int aot_pg_ucm_events[] = {
-    AOT_UCM_MMAP, AOT_UCM_MUNMAP, AOT_UCM_MREMAP, AOT_UCM_SHMDT, AOT_UCM_SBRK, AOT_UCM_MADVISE,
-    AOT_UCM_BRK
+    AOT_UCM_MMAP, AOT_UCM_MUNMAP, AOT_UCM_MREMAP, AOT_UCM_SHMAT, AOT_UCM_SHMDT, AOT_UCM_SBRK,
+    AOT_UCM_MADVISE, AOT_UCM_BRK
 };
 static int aot_pg_ucm_registered;
 
@@ -144,6 +165,9 @@ static void aot_pg_ucm_event(int type, union aot_ucm_event *ev, void *arg)
         break;
     case AOT_UCM_MREMAP:
         aot_pg_pages_done(ev->mremap.address, ev->mremap.old_size);
+        break;
+    case AOT_UCM_SHMAT:
+        aot_pg_shm_attach(ev->shmat.shmid, ev->shmat.shmaddr, ev->shmat.shmflg);
         break;
     case AOT_UCM_SHMDT:
         aot_pg_shm_detach(ev->shmdt.shmaddr);

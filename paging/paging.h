@@ -322,8 +322,10 @@ void aot_pg_pages_done(const void *addr, size_t len);
 void aot_pg_heap_to(uintptr_t brk_new);
 /* shmdt(addr): the mapping that holds addr, as above. */
 void aot_pg_shm_detach(const void *addr);
+/* shmat(id, addr, flags) with SHM_REMAP: the segment's pages at addr, as above. */
+void aot_pg_shm_attach(int id, const void *addr, int flags);
 /* Registers the handlers of UCX's memory events when libucm is loaded (MPI_Init): libucm
- * patches mmap, munmap, mremap, madvise, shmdt and brk, autoopt's wrappers included.
+ * patches mmap, munmap, mremap, madvise, shmat, shmdt and brk, autoopt's wrappers included.
  * Returns the number of events registered. */
 int aot_pg_ucm_init(void);
 

@@ -11,10 +11,11 @@
  *   - lifts, for the duration of the call, guards that remain on the pages it touches (false
  *     sharing: other requests' bytes on the same page), and puts them back after.
  * free, realloc, reallocarray complete every request with bytes in the chunk (the allocator
- * may unmap it or write into it); munmap, mremap, madvise, mprotect and a fixed mmap complete
- * every request with bytes on the pages concerned; munmap, mremap, mprotect and a fixed mmap
- * also make autoopt's mapping cache (src/maps.c) forget what it knew, also when nothing is
- * pending (one atomic increment).
+ * may unmap it or write into it); munmap, mremap, madvise, mprotect, pkey_mprotect, a fixed
+ * mmap and shmat with SHM_REMAP complete every request with bytes on the pages concerned
+ * (mapping.c); munmap, mremap, mprotect, pkey_mprotect, a fixed mmap, shmat and shmdt also
+ * make autoopt's mapping cache (src/maps.c) forget what it knew, also when nothing is pending
+ * (one atomic increment).
  * A sanitizer build (AOT_SANITIZED) leaves free, realloc and reallocarray to the sanitizer's
  * allocator, which replaces glibc's and whose chunks this code cannot read (docs/testing.md).
  * fork: the parent completes everything before forking (the child then sees the data a
@@ -72,7 +73,7 @@ size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FIL
     X(__fread_chk) X(__fread_unlocked_chk) X(getrandom) \
     X(process_vm_readv) X(process_vm_writev) \
     X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mprotect) X(mmap) X(mmap64) \
-    X(shmdt) X(brk) X(sbrk) \
+    X(pkey_mprotect) X(shmat) X(shmdt) X(brk) X(sbrk) \
     X(syscall) X(aio_read) X(aio_write) X(aio_read64) X(aio_write64) X(lio_listio) X(lio_listio64)
 
 static struct {
@@ -342,12 +343,13 @@ static long aot_pg_syscall_plain(long nr, const long *a)
 }
 
 /* The numbers that change mappings (mapping.c's rule): munmap, mremap, madvise, mprotect,
- * shmdt, brk, and mmap with MAP_FIXED.  (UCX's libucm makes its own munmap ... this way.) */
+ * pkey_mprotect, shmat, shmdt, brk, and mmap with MAP_FIXED.  (UCX's libucm makes its own
+ * munmap ... this way.) */
 static int aot_pg_sys_maps(long nr, const long *a)
 {
     switch (nr) {
     case SYS_munmap: case SYS_mremap: case SYS_madvise: case SYS_mprotect: case SYS_shmdt:
-    case SYS_brk:
+    case SYS_brk: case SYS_pkey_mprotect: case SYS_shmat:
         return 1;
     case SYS_mmap:
         return (a[3] & MAP_FIXED) != 0;
@@ -362,7 +364,7 @@ static long aot_pg_syscall_maps(long nr, const long *a)
     if (!AOT_PG_FAST(syscall)) {
         aot_pg_probes_release();
         switch (nr) {
-        case SYS_munmap: case SYS_mprotect: case SYS_mmap:
+        case SYS_munmap: case SYS_mprotect: case SYS_pkey_mprotect: case SYS_mmap:
             aot_pg_pages_done((const void *) a[0], (size_t) a[1]);
             break;
         case SYS_mremap:
@@ -373,6 +375,9 @@ static long aot_pg_syscall_maps(long nr, const long *a)
         case SYS_madvise:
             if (aot_pg_advice_waits((int) a[2]))
                 aot_pg_pages_done((const void *) a[0], (size_t) a[1]);
+            break;
+        case SYS_shmat:
+            aot_pg_shm_attach((int) a[0], (const void *) a[1], (int) a[2]);
             break;
         case SYS_shmdt:
             aot_pg_shm_detach((const void *) a[0]);
@@ -585,6 +590,14 @@ AOT_PG_EXPORT int madvise(void *a, size_t len, int advice)
     return AOT_PG_REAL(madvise)(a, len, advice);
 }
 
+/* shmat's segment replaces a mapping only with SHM_REMAP (anything else fails there) */
+AOT_PG_EXPORT void *shmat(int id, const void *a, int flags)
+{
+    if (!AOT_PG_FAST(shmat))
+        aot_pg_shm_attach(id, a, flags);
+    AOT_PG_MAPS_CHANGED(void *, AOT_PG_REAL(shmat)(id, a, flags));
+}
+
 AOT_PG_EXPORT int shmdt(const void *a)
 {
     if (!AOT_PG_FAST(shmdt))
@@ -616,6 +629,15 @@ AOT_PG_EXPORT int mprotect(void *a, size_t len, int prot)
         AOT_PG_MAPS_CHANGED(int, aot_pg_real.mprotect(a, len, prot));
     aot_pg_pages_done(a, len);
     AOT_PG_MAPS_CHANGED(int, AOT_PG_REAL(mprotect)(a, len, prot));
+}
+
+/* mprotect with a protection key (-1: none, then it is mprotect) */
+AOT_PG_EXPORT int pkey_mprotect(void *a, size_t len, int prot, int pkey)
+{
+    if (AOT_PG_FAST(pkey_mprotect))
+        AOT_PG_MAPS_CHANGED(int, aot_pg_real.pkey_mprotect(a, len, prot, pkey));
+    aot_pg_pages_done(a, len);
+    AOT_PG_MAPS_CHANGED(int, AOT_PG_REAL(pkey_mprotect)(a, len, prot, pkey));
 }
 
 AOT_PG_EXPORT void *mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)

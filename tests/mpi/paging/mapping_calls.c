@@ -10,9 +10,13 @@
  * Send side (rank 0 sends from an mmap'ed buffer of 1 MiB while rank 1 waits 50 ms before it
  * receives, so a converted send is in flight): munmap, madvise DONTNEED / FREE, mmap MAP_FIXED
  * over it, mremap (moving), the program's own mprotect, and the same through syscall(2);
- * sbrk shrinking the heap over a buffer the program grew it for.  Receive side (rank 0 waits
- * 50 ms before it sends, so a converted receive is in flight): madvise DONTNEED / FREE /
- * REMOVE, mremap, munmap, mmap MAP_FIXED, mprotect, and syscall(SYS_madvise).
+ * sbrk shrinking the heap over a buffer the program grew it for; a System V segment attached
+ * over it with shmat(SHM_REMAP) (UCX's libucm patches shmat too); pkey_mprotect with pkey -1
+ * (mprotect without a key; no protection keys on our machines), over a mapping twice the
+ * message whose first half no request has, then PROT_READ and a second send from it, after
+ * which the buffer must still be read-only.  Receive side (rank 0 waits 50 ms before it sends,
+ * so a converted receive is in flight): madvise DONTNEED / FREE / REMOVE, mremap, munmap, mmap
+ * MAP_FIXED, mprotect, syscall(SYS_madvise), shmat(SHM_REMAP) and pkey_mprotect.
  * Before 2026-12 (autoopt 99c5d71, guarded mode) the receiver's CMA read aborted the job after
  * munmap, DONTNEED and MAP_FIXED sent wrong data, and mremap killed the sender: UCX's libucm
  * patches these functions, autoopt's wrappers included, so the wrappers never ran.
@@ -27,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,9 +45,9 @@
 
 enum {
     S_MUNMAP, S_DONTNEED, S_FREE, S_FIXED, S_MREMAP, S_MPROTECT, S_SYS_MUNMAP, S_SYS_MADVISE,
-    S_SYS_MREMAP, S_SYS_FIXED, S_SBRK,
+    S_SYS_MREMAP, S_SYS_FIXED, S_SBRK, S_SHMAT, S_PKEY_MPROTECT,
     R_DONTNEED, R_FREE, R_REMOVE, R_MREMAP, R_MUNMAP, R_FIXED, R_MPROTECT, R_SYS_MADVISE,
-    R_SYS_MREMAP, NCASES
+    R_SYS_MREMAP, R_SHMAT, R_PKEY_MPROTECT, NCASES
 };
 
 static const char *const names[NCASES] = {
@@ -48,10 +55,12 @@ static const char *const names[NCASES] = {
     "send, mmap(MAP_FIXED) over it", "send, mremap", "send, mprotect",
     "send, syscall(SYS_munmap)", "send, syscall(SYS_madvise)", "send, syscall(SYS_mremap)",
     "send, syscall(SYS_mmap, MAP_FIXED)", "send, sbrk shrinking",
+    "send, shmat(SHM_REMAP) over it", "send, pkey_mprotect(pkey -1)",
     "receive, madvise(MADV_DONTNEED)", "receive, madvise(MADV_FREE)",
     "receive, madvise(MADV_REMOVE)", "receive, mremap", "receive, munmap",
     "receive, mmap(MAP_FIXED) over it", "receive, mprotect", "receive, syscall(SYS_madvise)",
-    "receive, syscall(SYS_mremap)",
+    "receive, syscall(SYS_mremap)", "receive, shmat(SHM_REMAP) over it",
+    "receive, pkey_mprotect(pkey -1)",
 };
 
 static void pause_ms(int ms)
@@ -60,9 +69,17 @@ static void pause_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static double *map_buf(void)
+/* The pkey_mprotect cases map twice the message and use the second half: the call's range
+ * then starts on pages without a request (a wrapper that looked at its first page only would
+ * not wait). */
+static size_t map_len(int c)
 {
-    void *p = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return c == S_PKEY_MPROTECT || c == R_PKEY_MPROTECT ? 2 * BYTES : BYTES;
+}
+
+static double *map_buf(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(p != MAP_FAILED, "mmap: errno %d", errno);
     return p == MAP_FAILED ? NULL : p;
 }
@@ -113,6 +130,49 @@ static void move(int c, double *a, int m, int via_syscall)
     munmap(b, 2 * BYTES);
 }
 
+/* Whether the process may write the byte at p (a write to itself through the kernel: no
+ * fault, EFAULT if not). */
+static int writable(const void *p)
+{
+    char byte = *(const char *) p;
+    struct iovec local = { &byte, 1 }, remote = { (void *) p, 1 };
+    return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+/* A child that exits at once: autoopt completes every pending request before fork. */
+static void forked(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    CHECK(pid > 0 && waitpid(pid, NULL, 0) == pid, "fork: errno %d", errno);
+}
+
+/* A new System V segment attached over the buffer with SHM_REMAP (as a program that maps a
+ * segment where its buffer was): zeros, also after MPI calls made progress (barrier: rank 1
+ * only, where rank 0 makes the same call); then detached (the buffer's range is unmapped). */
+static void shm_over(int c, double *a, int barrier)
+{
+    int id = shmget(IPC_PRIVATE, BYTES, IPC_CREAT | 0600);
+    void *s;
+
+    CHECK(id >= 0, "%s: shmget: errno %d", names[c], errno);
+    if (id < 0)
+        return;
+    s = shmat(id, a, SHM_REMAP);
+    CHECK(s == (void *) a, "%s: returned %p for %p, errno %d", names[c], s, (void *) a, errno);
+    shmctl(id, IPC_RMID, NULL);
+    if (s == (void *) a)
+        CHECK(all_zero(a, N), "%s: the segment is not zero", names[c]);
+    if (barrier) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (s == (void *) a)
+            CHECK(all_zero(a, N), "%s: the segment is not zero after MPI_Barrier", names[c]);
+    }
+    if (s == (void *) a)
+        CHECK(shmdt(a) == 0, "%s: shmdt: errno %d", names[c], errno);
+}
+
 /* The buffer of the sbrk case: the heap grown by the program, page-aligned; NULL if sbrk
  * cannot be used here.  *grown is what to give back. */
 static double *heap_buf(intptr_t *grown)
@@ -129,12 +189,14 @@ static double *heap_buf(intptr_t *grown)
 static void send_case(int c, int m)
 {
     intptr_t grown = 0;
-    double *a = c == S_SBRK ? heap_buf(&grown) : map_buf(), *b;
+    size_t len = map_len(c);
+    double *a = c == S_SBRK ? heap_buf(&grown) : map_buf(len), *b, *msg;
 
     if (!a)
         return;
-    pt_fill(a, N, m);
-    MPI_Send(a, (int) N, MPI_DOUBLE, 1, m, MPI_COMM_WORLD);
+    msg = len > BYTES ? a + N : a;
+    pt_fill(msg, N, m);
+    MPI_Send(msg, (int) N, MPI_DOUBLE, 1, m, MPI_COMM_WORLD);
     switch (c) {
     case S_MUNMAP:
         CHECK(munmap(a, BYTES) == 0, "%s: errno %d", names[c], errno);
@@ -168,6 +230,25 @@ static void send_case(int c, int m)
         pt_check(a, N, m, names[c]);
         pt_fill(a, N, m + 1);
         break;
+    case S_PKEY_MPROTECT:
+        CHECK(pkey_mprotect(a, len, PROT_NONE, -1) == 0, "%s: errno %d", names[c], errno);
+        CHECK(pkey_mprotect(a, len, PROT_READ | PROT_WRITE, -1) == 0, "%s: errno %d", names[c],
+              errno);
+        pt_check(msg, N, m, names[c]);
+        /* read-only, then sent again: once that send completed (fork completes everything),
+         * the buffer is read-only as the program made it (a guard is undone to the protection
+         * autoopt's mapping cache knew: pkey_mprotect must make it forget) */
+        CHECK(pkey_mprotect(a, len, PROT_READ, -1) == 0, "%s: errno %d", names[c], errno);
+        MPI_Send(msg, (int) N, MPI_DOUBLE, 1, m + NCASES, MPI_COMM_WORLD);
+        forked();
+        CHECK(!writable(msg), "%s: PROT_READ, sent: writable after the send completed", names[c]);
+        CHECK(pkey_mprotect(a, len, PROT_READ | PROT_WRITE, -1) == 0, "%s: errno %d", names[c],
+              errno);
+        pt_fill(msg, N, m + 1);
+        break;
+    case S_SHMAT:
+        shm_over(c, a, 0);
+        break;
     case S_SBRK:
         /* only the program's own growth is given back, and only if nothing grew it since */
         if ((char *) sbrk(0) == (char *) a + BYTES) {
@@ -179,18 +260,20 @@ static void send_case(int c, int m)
     default:
         break;
     }
-    munmap(a, BYTES);
+    munmap(a, len);
 }
 
 static void recv_case(int c, int m)
 {
-    double *a = map_buf(), *b;
+    size_t len = map_len(c);
+    double *a = map_buf(len), *b, *msg;
     long r;
 
     if (!a)
         return;
-    pt_fill(a, N, 999);
-    MPI_Recv(a, (int) N, MPI_DOUBLE, 0, m, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    msg = len > BYTES ? a + N : a;
+    pt_fill(msg, N, 999);
+    MPI_Recv(msg, (int) N, MPI_DOUBLE, 0, m, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     switch (c) {
     case R_DONTNEED:
     case R_SYS_MADVISE:
@@ -226,10 +309,19 @@ static void recv_case(int c, int m)
         pt_check(a, N, m, names[c]);
         CHECK(mprotect(a, BYTES, PROT_READ | PROT_WRITE) == 0, "%s: errno %d", names[c], errno);
         break;
+    case R_PKEY_MPROTECT:
+        CHECK(pkey_mprotect(a, len, PROT_READ, -1) == 0, "%s: errno %d", names[c], errno);
+        pt_check(msg, N, m, names[c]);
+        CHECK(pkey_mprotect(a, len, PROT_READ | PROT_WRITE, -1) == 0, "%s: errno %d", names[c],
+              errno);
+        break;
+    case R_SHMAT:
+        shm_over(c, a, 1);
+        break;
     default:
         break;
     }
-    munmap(a, BYTES);
+    munmap(a, len);
 }
 
 int main(int argc, char **argv)
@@ -261,11 +353,16 @@ int main(int argc, char **argv)
                     pause_ms(50);  /* the send is in flight meanwhile */
                     MPI_Recv(a, (int) N, MPI_DOUBLE, 0, m, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     pt_check(a, N, m, names[c]);
+                    if (c == S_PKEY_MPROTECT) {  /* sent again from a read-only buffer */
+                        MPI_Recv(a, (int) N, MPI_DOUBLE, 0, m + NCASES, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+                        pt_check(a, N, m, names[c]);
+                    }
                 } else {
                     recv_case(c, m);
                 }
             }
-            if (pt_rank == 0 && (c == R_MUNMAP || c == R_FIXED))
+            if (pt_rank == 0 && (c == R_MUNMAP || c == R_FIXED || c == R_SHMAT))
                 MPI_Barrier(MPI_COMM_WORLD);    /* rank 1's, in recv_case */
             /* the next case starts when both ranks are done with this one */
             PMPI_Barrier(MPI_COMM_WORLD);

@@ -16,9 +16,11 @@
  *     calls the function; where the kernel writes, the sends there must have completed before
  *     the call (the bytes are writable after the call, when a guard only lifted for the call
  *     is back), and rank 1 receives the messages unchanged.
+ * The fortified forms (__poll_chk, __open_2 ...) are called the same way, their object size
+ * what the buffer holds from the pointer on.
  * The program lists every function whose stub saw a pointer it could not use, or that never
- * reached the stub (no wrapper passed it on; a function UCX's libucm patched, shmat, is
- * named and left out).  It passes natively too (no guards).
+ * reached the stub (no wrapper passed it on; a function UCX's libucm patched would be named
+ * and left out).  It passes natively too (no guards).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define _GNU_SOURCE
@@ -31,13 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "paging_test.h"
-#include "syswrap_calls.h"
-#include "syswrap_stub.h"
-
 #define MSG (64 << 10)
 #define REGION (2 * MSG)
 #define OFFSET (MSG - (6 << 10))
+#define AOT_SW_OBJSIZE ((size_t) (REGION - OFFSET))
+
+#include "paging_test.h"
+#include "syswrap_calls.h"
+#include "syswrap_stub.h"
 
 enum { RECV, SEND };
 static const char *const variant_names[] = { "receive", "send" };
@@ -137,8 +140,8 @@ static int verdict(int v, int k, const unsigned char *buf, char *const *p)
         const unsigned char *entry = (const unsigned char *) dlsym(RTLD_DEFAULT, aot_sw_names[k]);
         if (entry && entry[0] == 0xe9) {
             /* UCX's libucm (bistro mode) made the first definition jump to its own code, which
-             * makes the system call itself (shmat): no wrapper runs, autoopt's or the stub's
-             * (docs/paging.md, "Mapping calls") */
+             * makes the system call itself (as it does to shmat, now wrapped by hand): no
+             * wrapper runs, autoopt's or the stub's (docs/paging.md, "Mapping calls") */
             if (v == RECV)
                 printf("note: %s is patched by UCX's libucm: not tested\n", aot_sw_names[k]);
             return 0;
