@@ -12,8 +12,7 @@
 # export of whatever was read never raise; a damage-free result is what an unmutated trace
 # gives when the mutation changed nothing the reader uses.  Exit status 0, or 1 with the seed
 # and run number of the first failure (rerun with the same --seed to reproduce it).
-import importlib.machinery
-import importlib.util
+import importlib
 import io
 import os
 import random
@@ -28,11 +27,12 @@ from tracegen import trace  # noqa: E402
 
 
 def load_tool(path):
-    loader = importlib.machinery.SourceFileLoader("autoopt_trace", path)
-    spec = importlib.util.spec_from_loader("autoopt_trace", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    # trace.py is a module of the autoopt_tools package (it imports its siblings): import it
+    # as one, from the folder that holds the package
+    pkg_dir = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, os.path.dirname(pkg_dir))
+    name = os.path.basename(pkg_dir) + "." + os.path.splitext(os.path.basename(path))[0]
+    return importlib.import_module(name)
 
 
 EXTREMES = [0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 31, 32, 33, 63, 64, 65, 255, 256]
