@@ -327,6 +327,7 @@ def main():
             f.write("#define %s(...) autoopt_%s(__FILE__, __LINE__, __VA_ARGS__)\n" % (p.name, p.name))
         f.write("#endif /* AUTOOPT_NO_CALL_SITES */\n#endif /* AUTOOPT_MPI_H_INCLUDED */\n")
 
+    others = other_functions(proto_h, names)
     with open(os.path.join(outdir, "unwrapped.md"), "w") as f:
         f.write("# MPI functions autoopt leaves unwrapped\n\nGenerated from `intercept/wrappers.spec` "
                 "(%d wrapped, %d unwrapped). None of these can make progress on a request or touch "
@@ -334,6 +335,42 @@ def main():
                 "| function | reason |\n|---|---|\n" % (len(wrapped), len(unwrapped)))
         for n, r in unwrapped:
             f.write("| `%s` | %s |\n" % (n, r))
+        f.write("\n## Outside `mpi_proto.h`\n\nThe MPICH extensions (`MPIX_`) and MPI-IO "
+                "(ROMIO's `mpio.h`) are not generated from `mpi_proto.h` and are not wrapped (%d "
+                "functions). Any of them that waits makes progress on autoopt's requests as every "
+                "MPI call does; ROMIO reads and writes the program's buffers either from user code "
+                "(a touch of a guard waits for its requests, as the program's own would) or through "
+                "the C library's `read`/`write`/`pread`/`pwrite` family, which autoopt wraps "
+                "([paging.md](paging.md)). `tests/unwrapped_check.sh` checks that every `MPI_`/"
+                "`MPIX_` function libmpich exports is wrapped or listed here.\n\n"
+                "| function | reason |\n|---|---|\n" % len(others))
+        for n, r in others:
+            f.write("| `%s` | %s |\n" % (n, r))
+
+
+# The MPI entry points of the headers beside mpi_proto.h that it does not declare (MPIX_
+# extensions, MPI-IO), each with the reason it goes straight to MPI.
+def other_functions(proto_h, known):
+    folder = os.path.dirname(proto_h)
+    found = {}
+    for header, pattern in (("mpi_proto.h", r"\b(MPIX_[A-Za-z0-9_]+)\s*\("),
+                            ("mpio.h", r"\b(MPI_[A-Za-z0-9_]+)\s*\(")):
+        path = os.path.join(folder, header)
+        if not os.path.exists(path):
+            continue
+        for m in re.finditer(r"^\s*(?:int|MPI_[A-Za-z]+)\s+" + pattern, open(path).read(), re.M):
+            name = m.group(1)
+            if name in known or name in found:
+                continue
+            if name.startswith("MPIX_"):
+                found[name] = "MPICH extension (fault tolerance, generalized request classes, " \
+                              "GPU queries, error classes): no buffer autoopt may guard"
+            elif name.startswith("MPI_Register_datarep"):
+                found[name] = "MPI-IO data representation: no buffer"
+            else:
+                found[name] = "MPI-IO (ROMIO): its buffer accesses are the program's own or " \
+                              "go through the wrapped C library"
+    return sorted(found.items())
 
 
 if __name__ == "__main__":
