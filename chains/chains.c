@@ -1466,6 +1466,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
     aot_ch_fast_expect(act, s);
     switch (act & AOT_CH_ACTION) {
     case AOT_CH_PLAIN:
+        aot_stats_pass_caller(c->fn, AOT_PASS_LEARNING);   /* not yet a member: MPI's own call */
         rc = aot_ch_blocking(c, s);
         AOT_CH_COUNT(learn_calls, 1);
         if (++s->learn_calls >= (uint32_t) aot_ch_retire_after && !s->in_chain) {

@@ -36,7 +36,8 @@
     X(DOZING,          "passed unexamined: its loop's calls were all passed") \
     X(SKEWED,          "alltoallv blocks too unequal for rules measured with equal ones") \
     X(SIGMASK,         "the program blocks SIGSEGV or SIGTRAP: no guard") \
-    X(FORCED_MODE,     "AUTOOPT_P2P_MODE forces a mode this call cannot take (copy: nothing to send)")
+    X(FORCED_MODE,     "AUTOOPT_P2P_MODE forces a mode this call cannot take (copy: nothing to send)") \
+    X(LEARNING,        "observed while its chain or call site is being learned")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,

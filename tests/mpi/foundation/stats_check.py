@@ -7,7 +7,8 @@
 #   (functions.MPI_Send.calls, counters.paging.faults, thread_level) and OP one of
 #   == != >= <= > <.  A missing path counts as 0.  --online-decided N (AUTOOPT_TUNE=online):
 #   at least N keys have chosen a winner, and every key has the same winner on every rank.  Every --output-regex must match the job's
-#   output.  Fails (exit 1) with one line per failed expectation; the job's own output is
+#   output.  --balanced FN,FN...: for each function, calls == optimized + the sum of passed
+#   (every call counted exactly once).  Fails (exit 1) with one line per failed expectation; the job's own output is
 #   passed through.
 import argparse
 import json
@@ -41,6 +42,7 @@ def main():
     ap.add_argument("--output-regex", action="append", default=[])
     ap.add_argument("--exit", type=int, default=0)
     ap.add_argument("--online-decided", type=int, default=None)
+    ap.add_argument("--balanced", action="append", default=[])
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command and a.command[0] == "--" else a.command
@@ -83,6 +85,15 @@ def main():
         if not OPS[m.group(2)](got, want):
             print("stats_check: %s: got %r" % (e, got))
             failed += 1
+    balanced = [fn for arg in a.balanced for fn in arg.split(",") if fn]
+    for fn in balanced:
+        f = doc.get("functions", {}).get(fn, {})
+        calls, opt = f.get("calls", 0), f.get("optimized", 0)
+        passed = sum(f.get("passed", {}).values())
+        if calls != opt + passed:
+            print("stats_check: %s: calls %d != optimized %d + passed %d (%d not counted)"
+                  % (fn, calls, opt, passed, calls - opt - passed))
+            failed += 1
     if a.online_decided is not None:
         keys = doc.get("online", {}).get("keys", [])
         decided = [k for k in keys if k["tried"] > 0]
@@ -100,7 +111,8 @@ def main():
             print("stats_check: online: %d keys decided, each with one winner on all ranks"
                   % len(decided))
     if not failed:
-        print("stats_check: %d expectations met" % len(a.expect))
+        print("stats_check: %d expectations met, %d functions balanced"
+              % (len(a.expect), len(balanced)))
     return 1 if failed else 0
 
 
