@@ -19,7 +19,7 @@ LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --t
 # Everything else that can run: MPICH, UCX and mpiexec keep memory to the end of the process,
 # so no leak report.  Excluded:
 #   tools (bench, validate, netcluster, tune), label netcluster (coll.hier.netcluster.*),
-#     coll.bench, coll.bench.tuned and coll.bench.b2b: they start runs with their own
+#     coll.bench, coll.bench.tuned, .b2b, .options and .paired: they start runs with their own
 #     LD_PRELOAD, without the sanitizer runtimes that an uninstrumented mpiexec needs first;
 #   install.consumer: builds a program against the installed, uninstrumented package;
 #   external (ScaLAPACK's BLACS tester): uninstrumented programs;
@@ -37,6 +37,6 @@ LSAN_OPTIONS=suppressions=$supp ASAN_OPTIONS=$opts ctest --output-on-failure --t
 #     Sanitizer stops the NULL store first and AddressSanitizer reports the overflow itself.
 ASAN_OPTIONS=$opts:detect_leaks=0 ctest --output-on-failure --timeout 600 \
     -LE "unit|fuzz|tools|netcluster|install|external|native|docs|baremetal" \
-    -E "^coll\.bench(\.tuned|\.b2b)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\.|^docs\.|^examples\..*\.inject$" \
+    -E "^coll\.bench(\.tuned|\.b2b|\.options|\.paired)?$|^paging\.false_sharing\.stats$|^fault\.(null|overflow)\.|^docs\.|^examples\..*\.inject$" \
     "$@" || status=1
 exit $status
