@@ -4,8 +4,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # usage: ./quickstart.sh demo | test | build   [--no-install] [--werror] [--no-sanitize]
-#   demo    install, build, run the ring, SOR, CG and multigrid examples natively and under
-#           autoopt, then bucket-sort natively and under the shipped tuning table (autoopt-demo)
+#   demo    install, build, run the examples natively and under autoopt with nothing set, in
+#           a first and a second run, until each ratio is known to +-3 % (autoopt-demo)
 #   test    install, build, run the whole test suite (ctest), then the sanitizer suite: a
 #           second build with AddressSanitizer and UndefinedBehaviorSanitizer (BUILD_DIR-sanitize,
 #           built while the first suite runs) and the tests that can run under it
