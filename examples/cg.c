@@ -110,20 +110,12 @@ static int cg_parse(int argc, char **argv, struct cg_options *o)
 
 /* ------------------------------------------------------------------ the matrix */
 
-static uint64_t cg_hash(uint64_t x)
-{
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
-
 /* The shortcut edge of row i of an N = n*n matrix: a column j >= i + 2 that is not a grid
  * neighbour, or -1.  Every edge has one origin, so no edge is made twice. */
 static long cg_shortcut(long i, int n)
 {
     long N = (long) n * n, span = N / 4, j;
-    uint64_t h = cg_hash((uint64_t) i ^ CG_SEED);
+    uint64_t h = ex_hash64((uint64_t) i ^ CG_SEED);
 
     if ((h & 15) != 0 || span < 1)
         return -1;
@@ -134,7 +126,7 @@ static long cg_shortcut(long i, int n)
 /* The exact solution, from a hash of the index: a rough vector in [-0.5, 0.5). */
 static double cg_exact(long i)
 {
-    return (double) (cg_hash((uint64_t) i) >> 11) * 0x1p-53 - 0.5;
+    return (double) (ex_hash64((uint64_t) i) >> 11) * 0x1p-53 - 0.5;
 }
 
 /* Rows of rank r: whole chunks, in proportions 3:4:5:3:4:5... (size + 1 row indices). */

@@ -179,6 +179,16 @@ static inline uint64_t ex_fnv1a_double(uint64_t hash, double d)
     return ex_fnv1a_u64(hash, bits);
 }
 
+/* The finaliser of splitmix64: a well-mixed 64-bit hash of @x (cg and fft make their data
+ * from a hash of the global index, the same on every rank and process count). */
+static inline uint64_t ex_hash64(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
 /*
  * The mode that runs at position @j of round @round when @n modes take turns: -m order in even
  * rounds, reversed in odd ones (A B C, C B A, A B C, ...).  A program slows down or speeds up

@@ -1,6 +1,7 @@
 /*
  * For the exchange files that are compiled a second time with EX_PMPI defined
- * (sor_exchange_pmpi.c, cg_exchange_pmpi.c, multigrid_exchange_pmpi.c, ring_pass_pmpi.c):
+ * (sor_exchange_pmpi.c, cg_exchange_pmpi.c, multigrid_exchange_pmpi.c, ring_pass_pmpi.c,
+ * fft_exchange_pmpi.c):
  * their MPI calls become
  * calls of MPI's profiling entry points, which a tool that intercepts MPI_* (autoopt, by
  * LD_PRELOAD or by its compile-time mpi.h) does not see.  In MPICH MPI_Isend is a weak alias
@@ -23,6 +24,7 @@
 #undef MPI_Wait
 #undef MPI_Waitall
 #undef MPI_Allreduce
+#undef MPI_Alltoall
 #define MPI_Sendrecv PMPI_Sendrecv
 #define MPI_Irecv PMPI_Irecv
 #define MPI_Isend PMPI_Isend
@@ -31,6 +33,7 @@
 #define MPI_Wait PMPI_Wait
 #define MPI_Waitall PMPI_Waitall
 #define MPI_Allreduce PMPI_Allreduce
+#define MPI_Alltoall PMPI_Alltoall
 #endif
 
 #endif /* EXAMPLES_PMPI_H */
