@@ -1,7 +1,7 @@
 #!/bin/bash
 # never-slower.sh: the default configuration against native MPI and hand-written code on every
 # example (issue 28's goals table), on shared memory.  Turns within one job where the example
-# supports them (sor, cg, multigrid, ring: the blocking exchange under autoopt, the same code
+# supports them (sor, cg, multigrid, ring, fft: the blocking exchange under autoopt, the same code
 # through PMPI_* and the hand-written MPI_Isend code take turns of -b iterations on the same
 # ranks); bucket-sort alternates separate runs, native and under autoopt, REPS times.
 # Each turn example runs REPS times under the default and REPS times with AUTOOPT_DISABLE=1,
@@ -73,8 +73,10 @@ turns() {   # label program args... -> every run's ratios, then the medians
 # Iterations per mode: each job about 2-4 s on shared memory, 5-20 s on the emulated cluster.
 if [ $cluster = 1 ]; then
     sor_iters="128:1000 256:1000 512:600 1024:400 2048:300" cg=300 mg=40 r64=200 r1m=30 bs=20
+    fft=8 fft_n=128       # 512 KiB blocks on 8 ranks, about 0.7 s per pair
 else
     sor_iters="128:4000 256:2000 512:1000 1024:300 2048:100" cg=600 mg=60 r64=400 r1m=300 bs=50
+    fft=40 fft_n=64       # 256 KiB blocks on 4 ranks, about 30 ms per pair
 fi
 for ni in $sor_iters; do
     n=${ni%:*} i=${ni#*:}
@@ -84,6 +86,7 @@ turns "cg" "$ex/cg" -i $cg -W $((cg / 4)) -m send,send@pmpi,isend@pmpi -b 10
 turns "multigrid" "$ex/multigrid" -i $mg -W $((mg / 4)) -m sendrecv,sendrecv@pmpi,isend@pmpi -b 5
 turns "ring 64 KiB" "$ex/ring" -s 65536 -i $r64 -W $((r64 / 4)) -m blocking,blocking@pmpi,isend@pmpi -b 10
 turns "ring 1 MiB" "$ex/ring" -s 1048576 -i $r1m -W $((r1m / 4)) -m blocking,blocking@pmpi,isend@pmpi -b 5
+turns "fft n=$fft_n" "$ex/fft" -n $fft_n -i $fft -W $((fft / 4)) -m alltoall,alltoall@pmpi,isend@pmpi -b 2
 
 field() { echo "$2" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 alternate() {   # label field program args...: native and autoopt runs, alternating

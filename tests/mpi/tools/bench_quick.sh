@@ -1,7 +1,7 @@
 #!/bin/sh
 # autoopt-bench's smoke run on shared memory (--quick: three examples in every default mode,
 # small sizes), with the tuned mode's tuning file written by autoopt-tune.  First three dry runs
-# check the plan: with bucket-sort and householder the tuning run comes before the runs and
+# check the plan: with bucket-sort, householder and fft the tuning run comes before the runs and
 # every tuned run names its file; with sor alone nothing is tuned; --tuning FILE replaces the
 # tuning.  Then the smoke run: it passes when the report names the file autoopt-tune wrote,
 # the file and its raw measurements exist, and every tuned bucket-sort and householder run
@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$out" "$out.dry"
 
 "$bench" --quick --platform shm --dry-run --out "$out" >"$out.dry" || fail "dry run: exit $?"
-want="autoopt-tune --coll allreduce,bcast,alltoall,alltoallv --sizes 4-32768 --budget 15 .* -o $tune"
+want="autoopt-tune --coll allreduce,bcast,alltoall,alltoallv --sizes 4-131072 --budget 15 .* -o $tune"
 head -n 1 "$out.dry" | grep -q "$want\$" \
     || fail "dry run: the first command is not the tuning run: $(head -n 1 "$out.dry")"
 tuned=$(grep -c 'AUTOOPT_COLLECTIVES 1' "$out.dry")

@@ -50,7 +50,7 @@ DESCRIPTION
     median to native's and to the best hand-optimized variant's, the latter with its 95%
     bootstrap interval [lo-hi] (repetitions resampled as interleaved pairs): a goal such as
     "at most 1.03 x hand-written" is shown only when hi <= 1.03.  For the examples with
-    exchange variants (sor, cg, multigrid) each autoopt mode is
+    exchange variants (sor, cg, multigrid, fft) each autoopt mode is
     also divided by the hand-written MPI_Isend program alone (x isend, with its interval), and
     a goal table for sor says for each size whether chains <= 1.03 x isend is shown (hi <=
     1.03), refuted (lo > 1.03) or undecided by the runs.
@@ -71,8 +71,8 @@ DESCRIPTION
 
 MODES
     native       plain MPICH, the example's blocking code (sor -m sendrecv, cg -m send,
-                 multigrid -m sendrecv)
-    isend        hand-written non-blocking exchange (-m isend; sor, cg and multigrid)
+                 multigrid -m sendrecv, fft -m alltoall)
+    isend        hand-written non-blocking exchange (-m isend; sor, cg, multigrid and fft)
     overlap      hand-written full overlap of communication and computation (-m overlap;
                  sor and cg)
     passthrough  libautoopt.so preloaded with AUTOOPT_DISABLE=1 (the cost of interposition)
@@ -85,9 +85,10 @@ MODES
                  --tuning gives (autoopt's collective algorithms)
     online       libautoopt.so with AUTOOPT_COLLECTIVES=1, AUTOOPT_TUNE=online and
                  AUTOOPT_TUNING=none: algorithms chosen during the run (docs/online.md)
-    turns        sor, cg and multigrid: one job per repetition, with libautoopt.so as in
-                 chains, running sor -m sendrecv,isend@pmpi,sendrecv@pmpi -b TURN (cg:
-                 send,isend@pmpi,send@pmpi; multigrid as sor).  The three exchanges take
+    turns        sor, cg, multigrid and fft: one job per repetition, with libautoopt.so as
+                 in chains, running sor -m sendrecv,isend@pmpi,sendrecv@pmpi -b TURN (cg:
+                 send,isend@pmpi,send@pmpi; multigrid as sor; fft:
+                 alltoall,isend@pmpi,alltoall@pmpi).  The three exchanges take
                  turns of TURN = max(2, ITERS/200) iterations on the same data, ranks and
                  cores, each round in this order and the next in reverse: the blocking
                  code under autoopt chains (turns-chains), the hand-written MPI_Isend code
@@ -125,6 +126,7 @@ TUNING
         householder   bcast (n-j+1 doubles at step j), allreduce (n-j-1 doubles)
         cg            allreduce (the 64 chunk sums of a dot product, 512 B)
         multigrid     none (only point-to-point in the V-cycle)
+        fft           alltoall (the transposes: n^3/p^2 complex doubles, 16 n^3/p^2 B per block)
     The run stops measuring after --tune-budget seconds (default 300 on shm, 1800 on net1 and
     net2; --quick 15) and writes DIR/tune-PLATFORM.tune, which the tuned mode of that platform
     uses; rules name an algorithm only where it was measured faster than native.  Its progress
@@ -138,21 +140,23 @@ OPTIONS
     --out DIR            output folder (created; default ./autoopt-bench-YYYYMMDD-HHMMSS)
     --platform LIST      comma-separated platforms (see PLATFORMS)
     --example LIST       comma-separated examples: sor, bucket-sort, householder, cg,
-                         multigrid
+                         multigrid, fft
     --mode LIST          comma-separated modes (see MODES)
     --reps N             repetitions per mode (5..1000; default 5)
     --sizes EXAMPLE=LIST problem sizes of one example, e.g. sor=128,256,512: sor's grid
                          side (default 128,256,512,1024,2048), bucket-sort's keys per rank
                          (16384,65536,262144,1048576), householder's matrix order
                          (128,256,512,1024), cg's grid side (256,512,1024: n*n unknowns),
-                         multigrid's cells per side (32,64,128)
+                         multigrid's cells per side (32,64,128), fft's points per side
+                         (32,64,128: n^3 points)
     --iters EXAMPLE=N    iterations per run (default: sor max(100, min(5000, 2e8/n^2)),
                          bucket-sort 10, householder n-2 steps, cg max(100, min(2000,
-                         1e8/n^2)), multigrid max(10, min(200, 2.6e7/n^3)) V-cycles;
-                         --quick: at most 50, 3, 16, 50, 10)
+                         1e8/n^2)), multigrid max(10, min(200, 2.6e7/n^3)) V-cycles, fft
+                         max(4, min(200, 2.6e6/n^3)) transform pairs;
+                         --quick: at most 50, 3, 16, 50, 10, 4)
     --args EXAMPLE=TEMPLATE
                          the example's arguments, with {n}, {iters} and {method} replaced
-                         (defaults: sor, cg and multigrid "-n {n} -i {iters} -m {method}",
+                         (defaults: sor, cg, multigrid and fft "-n {n} -i {iters} -m {method}",
                          bucket-sort "-k {n} -i {iters}", householder "-n {n} -k {iters}")
     --tuning FILE        tuning file for the tuned mode (AUTOOPT_TUNING) on every platform,
                          instead of tuning (see TUNING)
@@ -213,14 +217,14 @@ SEE ALSO
     docs/tuning.md
 """
 
-EXAMPLES = ("sor", "bucket-sort", "householder", "cg", "multigrid")
+EXAMPLES = ("sor", "bucket-sort", "householder", "cg", "multigrid", "fft")
 MODES = ("native", "isend", "overlap", "passthrough", "default", "paging", "chains", "tuned",
          "online", "turns")
 # The blocking exchange of the examples with exchange variants (-m), which native and the
 # autoopt modes run, and the hand-written variants each has.
-BLOCKING_METHOD = {"sor": "sendrecv", "cg": "send", "multigrid": "sendrecv"}
+BLOCKING_METHOD = {"sor": "sendrecv", "cg": "send", "multigrid": "sendrecv", "fft": "alltoall"}
 HAND_METHODS = {"sor": ("isend", "overlap"), "cg": ("isend", "overlap"),
-                "multigrid": ("isend",)}
+                "multigrid": ("isend",), "fft": ("isend",)}
 DEFAULT_MODES = ("native", "isend", "overlap", "paging", "chains", "tuned")
 HAND_MODES = ("isend", "overlap")
 
@@ -253,17 +257,19 @@ PLATFORMS = {
 DEFAULT_SIZES = {"sor": [128, 256, 512, 1024, 2048],
                  "bucket-sort": [16384, 65536, 262144, 1048576],
                  "householder": [128, 256, 512, 1024],
-                 "cg": [256, 512, 1024], "multigrid": [32, 64, 128]}
+                 "cg": [256, 512, 1024], "multigrid": [32, 64, 128], "fft": [32, 64, 128]}
 QUICK_SIZES = {"sor": [128, 256], "bucket-sort": [16384], "householder": [128], "cg": [128],
-               "multigrid": [32]}
+               "multigrid": [32], "fft": [32]}
 # n is sor's grid side, bucket-sort's keys per rank, householder's matrix order, cg's grid
-# side (n*n unknowns), multigrid's cells per side (n^3 cells); {iters} is householder's
-# number of steps (-k), multigrid's V-cycles.
+# side (n*n unknowns), multigrid's cells per side (n^3 cells), fft's points per side (n^3
+# points); {iters} is householder's number of steps (-k), multigrid's V-cycles, fft's
+# forward + inverse transform pairs.
 DEFAULT_ARGS = {"sor": "-n {n} -i {iters} -m {method}",
                 "bucket-sort": "-k {n} -i {iters}",
                 "householder": "-n {n} -k {iters}",
                 "cg": "-n {n} -i {iters} -m {method}",
-                "multigrid": "-n {n} -i {iters} -m {method}"}
+                "multigrid": "-n {n} -i {iters} -m {method}",
+                "fft": "-n {n} -i {iters} -m {method}"}
 MODE_LABEL = {"native": "native", "isend": "hand: MPI_Isend", "overlap": "hand: full overlap",
               "passthrough": "autoopt pass-through",
               "default": "autoopt, default configuration", "paging": "autoopt paging",
@@ -491,6 +497,10 @@ def iterations(o, example, n):
         # about 2.6e7 finest cells (a V-cycle costs some 8 sweeps of them): 1-2 s on shm
         it = max(10, min(200, int(2.6e7 / n ** 3)))
         return min(it, 10) if o["quick"] else it
+    if example == "fft":
+        # about 2.6e6 points per pair of transforms (n=64: 10 pairs, 0.3 s on 4 ranks of shm)
+        it = max(4, min(200, int(2.6e6 / n ** 3)))
+        return min(it, 4) if o["quick"] else it
     return 3 if o["quick"] else 10
 
 
@@ -518,6 +528,10 @@ def collective_bytes(example, n, iters):
     if example == "cg":
         # two MPI_Allreduce of the 64 chunk sums of a dot product per iteration
         return {"allreduce": (512, 512)}
+    if example == "fft":
+        # two MPI_Alltoall per iteration, blocks of n^3/p^2 complex doubles (here for 2 to 64
+        # ranks, as for bucket-sort)
+        return {"alltoall": (max(1, 16 * n ** 3 // 64 ** 2), 16 * n ** 3 // 4)}
     return {}
 
 
