@@ -58,6 +58,12 @@ EXCLUDED = {
     "clone": "starts a thread or process on the caller's stack (threads.c's rule)",
 }
 
+# Waits whose signal mask holds while the call waits (argument index): a handler of a signal
+# delivered then runs with that mask, so a mask that blocks SIGSEGV or SIGTRAP first has every
+# guard completed (aot_fault_wait_mask, as sigsuspend in src/signals.c; pselect, not named
+# after its system call pselect6, is wrapped there too).
+WAIT_MASK = {"ppoll": 3, "epoll_pwait": 4, "epoll_pwait2": 4}
+
 SIZE_TYPES = ("size_t", "socklen_t")
 # Parameter types that are pointers under a typedef (quotactl's address).
 POINTER_TYPEDEFS = ("__caddr_t", "caddr_t")
@@ -267,7 +273,7 @@ def write_variadic(w, f):
 
 def write_wrappers(w, out):
     write_header(w, "syswrap.c", out)
-    w('\n#include "paging.h"\n\n')
+    w('\n#include "aot_fault.h"\n#include "paging.h"\n\n')
     w("#define AOT_PG_SYSWRAP_LIST(X) \\\n")
     for f in out:
         w("    X(%s) \\\n" % f.name)
@@ -293,6 +299,9 @@ def write_wrappers(w, out):
             w("    if (AOT_PG_SYS_FAST) {\n        real(%s);\n        return;\n    }\n" % args)
         else:
             w("    if (AOT_PG_SYS_FAST)\n        return real(%s);\n" % args)
+        if n in WAIT_MASK or f.base in WAIT_MASK:
+            m = WAIT_MASK.get(n, WAIT_MASK.get(f.base))
+            w("    if (a%d)\n        aot_fault_wait_mask(a%d);\n" % (m, m))
         span = "\n        ".join("if ((size_t) a%d > s)\n            s = (size_t) a%d;" % (i, i)
                                  for i, p in enumerate(ps) if p in SIZE_TYPES)
         w("    {\n        size_t s = AOT_PG_SPAN_MIN;\n")

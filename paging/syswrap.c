@@ -64,6 +64,7 @@ extern int __ppoll_chk(struct pollfd *, nfds_t, const struct timespec *, const _
 extern ssize_t __readlink_chk(const char *, char *, size_t, size_t);
 extern ssize_t __readlinkat_chk(int, const char *, char *, size_t, size_t);
 
+#include "aot_fault.h"
 #include "paging.h"
 
 #define AOT_PG_SYSWRAP_LIST(X) \
@@ -583,6 +584,8 @@ AOT_PG_EXPORT int epoll_pwait(int a0, struct epoll_event * a1, int a2, int a3, c
         real = (__typeof__(epoll_pwait) *) aot_pg_next("epoll_pwait");
     if (AOT_PG_SYS_FAST)
         return real(a0, a1, a2, a3, a4);
+    if (a4)
+        aot_fault_wait_mask(a4);
     {
         size_t s = AOT_PG_SPAN_MIN;
         size_t r0 = (size_t) ((a2 > 0 ? (size_t) a2 : 0) * sizeof(struct epoll_event));
@@ -603,6 +606,8 @@ AOT_PG_EXPORT int epoll_pwait2(int a0, struct epoll_event * a1, int a2, const st
         real = (__typeof__(epoll_pwait2) *) aot_pg_next("epoll_pwait2");
     if (AOT_PG_SYS_FAST)
         return real(a0, a1, a2, a3, a4);
+    if (a4)
+        aot_fault_wait_mask(a4);
     {
         size_t s = AOT_PG_SPAN_MIN;
         size_t r0 = (size_t) ((a2 > 0 ? (size_t) a2 : 0) * sizeof(struct epoll_event));
@@ -2118,6 +2123,8 @@ AOT_PG_EXPORT int ppoll(struct pollfd * a0, nfds_t a1, const struct timespec * a
         real = (__typeof__(ppoll) *) aot_pg_next("ppoll");
     if (AOT_PG_SYS_FAST)
         return real(a0, a1, a2, a3);
+    if (a3)
+        aot_fault_wait_mask(a3);
     {
         size_t s = AOT_PG_SPAN_MIN;
         size_t r0 = (size_t) (a1 * sizeof(struct pollfd));
@@ -3506,6 +3513,8 @@ AOT_PG_EXPORT int __ppoll_chk(struct pollfd * a0, nfds_t a1, const struct timesp
         real = (__typeof__(__ppoll_chk) *) aot_pg_next("__ppoll_chk");
     if (AOT_PG_SYS_FAST)
         return real(a0, a1, a2, a3, objsz);
+    if (a3)
+        aot_fault_wait_mask(a3);
     {
         size_t s = AOT_PG_SPAN_MIN;
         size_t r0 = (size_t) (a1 * sizeof(struct pollfd));

@@ -19,9 +19,15 @@
  * the program block SIGSEGV or SIGTRAP only once it holds no guard ("THE PROGRAM'S BLOCKED
  * MASK" in aot_fault.h).  And sigsuspend, whose mask holds while a handler runs during the
  * wait: one that blocks SIGSEGV or SIGTRAP completes every guard first (aot_fault_wait_mask).
- * Not interposed: the other masks that last one wait (sigpause of BSD with a mask, pselect,
- * ppoll, epoll_pwait, sigwait, signalfd's mask is no blocking at all), glibc's
- * internal changes (siglongjmp, setcontext, swapcontext, posix_spawn) and the system call
+ * And the jumps that restore a saved mask: siglongjmp, longjmp, _longjmp and the fortified
+ * __longjmp_chk restore the mask sigsetjmp(env, 1) saved with glibc's internal sigprocmask;
+ * each one here passes that mask to aot_fault_sigmask first, as if the program had called
+ * sigprocmask(SIG_SETMASK, saved) just before the jump, then jumps with glibc's.
+ * And pselect, whose mask holds while it waits, as sigsuspend (ppoll, epoll_pwait and
+ * epoll_pwait2 do the same in their generated wrappers, paging/syswrap.c).
+ * Not interposed: the other masks that last one wait (sigpause of BSD with a mask,
+ * sigwait and sigtimedwait, whose handlers do not run; signalfd's mask is no blocking at all), glibc's
+ * other internal changes (setcontext, swapcontext, posix_spawn) and the system call
  * itself.
  * Not covered: sigvec and sigstack (obsolete; sigvec is a compatibility symbol no program can
  * link against), and the rt_sigaction and sigaltstack system calls made directly (syscall(2),
@@ -34,8 +40,11 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 
 #include "aot_fault.h"
 
@@ -47,6 +56,7 @@ typedef int aot_sig_ignore_fn(int);
 typedef int aot_sig_interrupt_fn(int, int);
 typedef int aot_sig_altstack_fn(const stack_t *, stack_t *);
 typedef int aot_sig_mask_fn(int, const sigset_t *, sigset_t *);
+typedef void aot_sig_jump_fn(struct __jmp_buf_tag *, int);
 
 /* glibc's functions, past this library */
 static struct {
@@ -56,6 +66,7 @@ static struct {
     aot_sig_interrupt_fn *siginterrupt;
     aot_sig_altstack_fn *sigaltstack;
     aot_sig_mask_fn *pthread_sigmask;
+    aot_sig_jump_fn *siglongjmp, *longjmp, *_longjmp, *__longjmp_chk;
     int resolved;
 } aot_sig_next;
 
@@ -71,6 +82,10 @@ static void aot_sig_resolve(void)
     aot_sig_next.siginterrupt = (aot_sig_interrupt_fn *) dlsym(RTLD_NEXT, "siginterrupt");
     aot_sig_next.sigaltstack = (aot_sig_altstack_fn *) dlsym(RTLD_NEXT, "sigaltstack");
     aot_sig_next.pthread_sigmask = (aot_sig_mask_fn *) dlsym(RTLD_NEXT, "pthread_sigmask");
+    aot_sig_next.siglongjmp = (aot_sig_jump_fn *) dlsym(RTLD_NEXT, "siglongjmp");
+    aot_sig_next.longjmp = (aot_sig_jump_fn *) dlsym(RTLD_NEXT, "longjmp");
+    aot_sig_next._longjmp = (aot_sig_jump_fn *) dlsym(RTLD_NEXT, "_longjmp");
+    aot_sig_next.__longjmp_chk = (aot_sig_jump_fn *) dlsym(RTLD_NEXT, "__longjmp_chk");
     __atomic_store_n(&aot_sig_next.resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -320,6 +335,27 @@ AOT_SIG_EXPORT int sigsuspend(const sigset_t *mask)
     return next(mask);
 }
 
+/* pselect, whose mask holds while it waits, as sigsuspend's (ppoll and epoll_pwait: their
+ * generated wrappers in paging/syswrap.c; pselect is not named after its system call,
+ * pselect6).  Its descriptor sets are not lifted (as select's are): a limit in limits.md. */
+AOT_SIG_EXPORT int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *t,
+                           const sigset_t *mask)
+{
+    static int (*next)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+                       const sigset_t *);
+
+    if (!next)
+        next = (int (*)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+                        const sigset_t *)) dlsym(RTLD_NEXT, "pselect");
+    if (!next) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (mask)
+        aot_fault_wait_mask(mask);
+    return next(n, rd, wr, ex, t, mask);
+}
+
 AOT_SIG_EXPORT int sigblock(int mask)
 {
     return aot_sig_bsd(SIG_BLOCK, mask, __builtin_return_address(0));
@@ -329,3 +365,29 @@ AOT_SIG_EXPORT int sigsetmask(int mask)
 {
     return aot_sig_bsd(SIG_SETMASK, mask, __builtin_return_address(0));
 }
+
+/* ---------------------------------------------------------------- jumps that restore a mask */
+
+/* glibc restores a mask that sigsetjmp(env, 1) saved with its internal sigprocmask, which no
+ * interposer sees: a jump back to a point where the program had SIGSEGV blocked would leave
+ * it blocked with guards in place (the next touch of a pending buffer kills).  So the saved
+ * mask goes through aot_fault_sigmask first (a jump from a handler: the handler may also call
+ * sigprocmask).  Resolved at the first signal function called, at MPI_Init at the latest: a
+ * jump before any of them has no guard to lift and resolves here. */
+#define AOT_SIG_JUMP(name)                                                              \
+    AOT_SIG_EXPORT void name(struct __jmp_buf_tag env[1], int val)                      \
+    {                                                                                   \
+        aot_sig_resolve();                                                              \
+        if (env[0].__mask_was_saved)                                                    \
+            (void) aot_fault_sigmask(SIG_SETMASK, (const sigset_t *) &env[0].__saved_mask, \
+                                     NULL, __builtin_return_address(0));                \
+        if (!aot_sig_next.name)                                                         \
+            abort();                                                                    \
+        aot_sig_next.name(env, val);                                                    \
+        __builtin_unreachable();                                                        \
+    }
+
+AOT_SIG_JUMP(siglongjmp)
+AOT_SIG_JUMP(longjmp)
+AOT_SIG_JUMP(_longjmp)
+AOT_SIG_JUMP(__longjmp_chk)

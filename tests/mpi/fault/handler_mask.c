@@ -9,6 +9,9 @@
  *            blocked while it runs) and reads the buffer;
  *   suspend  waits in sigsuspend with every signal but SIGUSR1 blocked; SIGUSR1's handler reads
  *            the buffer;
+ *   ppoll, pselect, epoll_pwait
+ *            the same wait in ppoll, pselect or epoll_pwait with that mask (before 2026-12-07's
+ *            change: death by SIGSEGV);
  *   tf       single-steps itself (trap flag set with popf, its SIGTRAP handler counting the
  *            traps) over a write and a read of the bytes just before the buffer, on its first
  *            page, and over a REP MOVSB there: the traps counted must be those of the same code
@@ -27,7 +30,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -99,6 +105,38 @@ static void handle(int sig, void (*fn)(int), int full_mask)
     CHECK(sigaction(sig, &sa, NULL) == 0, "sigaction(%d) failed", sig);
 }
 
+/* The ways that wait with a mask, SIGUSR1 pending: its handler runs during the wait. */
+static int is_wait(const char *way)
+{
+    return strcmp(way, "suspend") == 0 || strcmp(way, "ppoll") == 0 ||
+           strcmp(way, "pselect") == 0 || strcmp(way, "epoll_pwait") == 0;
+}
+
+/* Waits with mask in the call way names; SIGUSR1 is pending, so each returns EINTR at once
+ * (the timeouts only bound a wait that missed it). */
+static void wait_with(const char *way, const sigset_t *mask)
+{
+    struct timespec t = { 5, 0 };
+    int r;
+
+    if (strcmp(way, "suspend") == 0) {
+        sigsuspend(mask);
+        return;
+    }
+    if (strcmp(way, "ppoll") == 0) {
+        r = ppoll(NULL, 0, &t, mask);
+    } else if (strcmp(way, "pselect") == 0) {
+        r = pselect(0, NULL, NULL, NULL, &t, mask);
+    } else {
+        int ep = epoll_create1(0);
+        struct epoll_event ev;
+        CHECK(ep >= 0, "epoll_create1 failed");
+        r = epoll_pwait(ep, &ev, 1, 5000, mask);
+        close(ep);
+    }
+    CHECK(r < 0, "%s returned %d, expected -1 (EINTR)", way, r);
+}
+
 int main(int argc, char **argv)
 {
     const char *way = argc > 1 ? argv[1] : "segv";
@@ -115,7 +153,7 @@ int main(int argc, char **argv)
         handle(SIGSEGV, on_signal, 0);
     else if (strcmp(way, "usr1") == 0)
         handle(SIGUSR1, on_signal, 1);
-    else if (strcmp(way, "suspend") == 0)
+    else if (is_wait(way))
         handle(SIGUSR1, on_signal, 0);
     if (strcmp(way, "tf") == 0 || strcmp(way, "int3") == 0) {
         struct sigaction sa;
@@ -143,7 +181,7 @@ int main(int argc, char **argv)
             raise(SIGSEGV);
         } else if (strcmp(way, "usr1") == 0) {
             raise(SIGUSR1);
-        } else if (strcmp(way, "suspend") == 0) {
+        } else if (is_wait(way)) {
             sigset_t usr1, was, wait;
             sigemptyset(&usr1);
             sigaddset(&usr1, SIGUSR1);
@@ -151,7 +189,7 @@ int main(int argc, char **argv)
             raise(SIGUSR1);
             sigfillset(&wait);
             sigdelset(&wait, SIGUSR1);
-            sigsuspend(&wait);
+            wait_with(way, &wait);
             sigprocmask(SIG_SETMASK, &was, NULL);
         } else if (strcmp(way, "tf") == 0) {
             traps = 0;
@@ -168,7 +206,7 @@ int main(int argc, char **argv)
             __asm__ volatile("int3");
             CHECK(traps == before + 1, "round %d: int3 after a stepped SIGFPE not delivered", r);
         }
-        if (strcmp(way, "segv") == 0 || strcmp(way, "usr1") == 0 || strcmp(way, "suspend") == 0)
+        if (strcmp(way, "segv") == 0 || strcmp(way, "usr1") == 0 || is_wait(way))
             CHECK(reads == r + 1, "round %d: the handler ran %d times, expected %d", r, reads, r + 1);
         pt_check(buf, N, round_m, way);
     }
