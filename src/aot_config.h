@@ -63,6 +63,7 @@ struct aot_config {
     int tune_window;         /* AUTOOPT_TUNE_WINDOW: first monitor window, timed calls */
     int tune_switch;         /* AUTOOPT_TUNE_SWITCH: percent of the second best's time */
     const char *topology_path; /* AUTOOPT_TOPOLOGY file, NULL off (not yet read) */
+    const char *cache_dir;   /* AUTOOPT_CACHE directory or "off", NULL: the default */
     const char *coll_force[AOT_COLL_NKINDS]; /* AUTOOPT_ALLREDUCE=name[:param=value] ... */
 };
 

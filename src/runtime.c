@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "aot_agree.h"
+#include "aot_cache.h"
 #include "aot_config.h"
 #include "aot_fault.h"
 #include "aot_files.h"
@@ -196,6 +197,7 @@ int aot_runtime_start(int provided)
         }
     }
 
+    aot_cache_start();          /* the cache of decisions (src/cache_run.c): one broadcast */
     aot_agree_votes_start();    /* the governors' agreed verdicts (src/agree.c) */
     aot_fault_start();          /* the SIGSEGV entry paging and chains register with */
     aot_subsystems_start();     /* intercept/subsystems.c: which starts when, each step agreed */
@@ -225,6 +227,7 @@ void aot_runtime_finish(void)
     aot_fast_armed = 0;
     aot_stats_report();
     aot_subsystems_release();   /* collectives, after the statistics */
+    aot_cache_finish();         /* rank 0 writes this run's decisions (one gather) */
     aot_fault_stop();
     aot_active = 0;
     aot_tls.depth = 0;

@@ -142,7 +142,7 @@ static void aot_stats_calib(struct aot_stats_sum *s)
 }
 
 /* Sections other parts add to the report (aot_stats_section). */
-#define AOT_MAX_SECTIONS 4
+#define AOT_MAX_SECTIONS 8
 static struct {
     const char *key;
     void (*text)(FILE *f);
