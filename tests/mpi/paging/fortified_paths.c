@@ -23,10 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "paging_test.h"
+#include "syscall_test.h"
 
 #if !defined(__OPTIMIZE__) || !defined(_FORTIFY_SOURCE) || _FORTIFY_SOURCE < 2
 #error "fortified_paths.c must be built with -O2 -D_FORTIFY_SOURCE=2"
@@ -57,15 +55,22 @@ static char filler(int c, size_t o)
     return (char) ('A' + (o * 7 + (size_t) c) % 26);
 }
 
-static void payload(int c, const char *file, const char *queue)
+struct env {
+    const char *file, *link, *target, *cwd, *queue;
+    int pipe_w, sock[2];
+};
+
+static void payload(int c, void *ctx)
 {
+    const struct env *e = ctx;
+
     for (size_t o = 0; o < BYTES; o++)
         buf[o] = filler(c, o);
     if (c == C_POLL || c == C_PPOLL) {
         struct pollfd p = { .fd = POLL_FD, .events = POLLIN, .revents = 0 };
         memcpy(buf, &p, sizeof p);
     } else if (c <= C_MQ_OPEN) {
-        snprintf(buf, 4096, "%s", c == C_MQ_OPEN ? queue : file);
+        snprintf(buf, 4096, "%s", c == C_MQ_OPEN ? e->queue : e->file);
     }
 }
 
@@ -89,13 +94,20 @@ static void check_string(int c, long r, const char *want, size_t n)
     check_rest(c, n);
 }
 
-struct env {
-    const char *file, *link, *target, *cwd;
-    int pipe_w, sock[2];
-};
-
-static void call(int c, const struct env *e)
+/* Before case c's receive: the read case takes out the byte the poll cases needed, so that it
+ * reads back only what it writes itself. */
+static void before(int c, void *ctx)
 {
+    char x;
+
+    (void) ctx;
+    if (c == C_READ)
+        CHECK(read(POLL_FD, &x, 1) == 1, "draining the pipe: errno %d", errno);
+}
+
+static void call(int c, void *ctx)
+{
+    const struct env *e = ctx;
     char fill[128];
     gid_t groups[1024];
     struct timespec zero = { 0, 0 };
@@ -184,16 +196,11 @@ static void call(int c, const struct env *e)
 int main(int argc, char **argv)
 {
     char file[64], link[64], queue[64], cwd[4096];
-    struct env e = { file, link, "fortified-paths-target", cwd, -1, { -1, -1 } };
+    struct env e = { file, link, "fortified-paths-target", cwd, queue, -1, { -1, -1 } };
     int pid0, p[2];
 
-    pt_init(&argc, &argv);
-    if (pt_size < 2) {
-        CHECK(0, "needs 2 ranks");
+    if (!pt_syscall_start(&argc, &argv, &pid0))
         return aot_test_finish();
-    }
-    pid0 = (int) getpid();
-    PMPI_Bcast(&pid0, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(file, sizeof file, "/tmp/aot-fortified-paths-%d", pid0);
     snprintf(link, sizeof link, "/tmp/aot-fortified-paths-%d.link", pid0);
     snprintf(queue, sizeof queue, "/aot-fortified-paths-%d", pid0);
@@ -213,22 +220,7 @@ int main(int argc, char **argv)
         CHECK(write(e.pipe_w, "x", 1) == 1, "write: errno %d", errno);
         CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, e.sock) == 0, "socketpair: errno %d", errno);
     }
-    for (int c = 0; c < NCASES; c++) {
-        if (pt_rank == 0) {
-            struct timespec ts = { 0, 50 * 1000 * 1000 };
-            nanosleep(&ts, NULL);               /* rank 1's receive is posted and waits */
-            payload(c, file, queue);
-            MPI_Send(buf, BYTES, MPI_CHAR, 1, c, MPI_COMM_WORLD);
-        } else if (pt_rank == 1) {
-            if (c == C_READ) {
-                char x;
-                CHECK(read(POLL_FD, &x, 1) == 1, "draining the pipe: errno %d", errno);
-            }
-            MPI_Recv(buf, BYTES, MPI_CHAR, 0, c, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            call(c, &e);
-        }
-        PMPI_Barrier(MPI_COMM_WORLD);
-    }
+    pt_syscall_cases(buf, BYTES, NCASES, payload, before, call, &e);
     if (pt_rank == 1) {
         unlink(file);
         unlink(link);

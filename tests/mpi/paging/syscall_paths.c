@@ -15,10 +15,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "paging_test.h"
+#include "syscall_test.h"
 
 #define BYTES (1 << 20)
 
@@ -29,9 +27,18 @@ static const char *const names[NCASES] = {
     "unlink", "mkdir", "rmdir", "connect", "setsockopt", "bind",
 };
 
+struct env {
+    char *buf;
+    const char *file, *other;
+};
+
 /* What case c sends at the start of the message. */
-static void payload(int c, char *buf, const char *file, const char *other)
+static void payload(int c, void *ctx)
 {
+    const struct env *e = ctx;
+    char *buf = e->buf;
+    const char *file = e->file, *other = e->other;
+
     memset(buf, 0, BYTES);
     if (c == C_CONNECT || c == C_BIND) {
         struct sockaddr_un *a = (struct sockaddr_un *) (void *) buf;
@@ -45,8 +52,11 @@ static void payload(int c, char *buf, const char *file, const char *other)
     }
 }
 
-static void call(int c, char *buf, const char *file)
+static void call(int c, void *ctx)
 {
+    const struct env *e = ctx;
+    char *buf = e->buf;
+    const char *file = e->file;
     struct stat st;
     char moved[96];
     long r;
@@ -135,34 +145,19 @@ static void call(int c, char *buf, const char *file)
 
 int main(int argc, char **argv)
 {
-    char *buf = malloc(BYTES), file[64], other[64];
+    char file[64], other[64];
+    struct env e = { malloc(BYTES), file, other };
     int pid0;
 
-    pt_init(&argc, &argv);
-    if (pt_size < 2) {
-        CHECK(0, "needs 2 ranks");
+    if (!pt_syscall_start(&argc, &argv, &pid0))
         return aot_test_finish();
-    }
-    pid0 = (int) getpid();
-    PMPI_Bcast(&pid0, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(file, sizeof file, "/tmp/aot-syscall-paths-%d", pid0);
     snprintf(other, sizeof other, "/tmp/aot-syscall-paths-%d.d", pid0);
-    for (int c = 0; c < NCASES; c++) {
-        if (pt_rank == 0) {
-            struct timespec ts = { 0, 50 * 1000 * 1000 };
-            nanosleep(&ts, NULL);               /* rank 1's receive is posted and waits */
-            payload(c, buf, file, other);
-            MPI_Send(buf, BYTES, MPI_CHAR, 1, c, MPI_COMM_WORLD);
-        } else if (pt_rank == 1) {
-            MPI_Recv(buf, BYTES, MPI_CHAR, 0, c, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            call(c, buf, file);
-        }
-        PMPI_Barrier(MPI_COMM_WORLD);
-    }
+    pt_syscall_cases(e.buf, BYTES, NCASES, payload, NULL, call, &e);
     if (pt_rank == 1) {
         unlink(file);
         rmdir(other);
     }
-    free(buf);
+    free(e.buf);
     return aot_test_finish();
 }
