@@ -39,12 +39,22 @@ set(AOT_BAREMETAL_DROP AUTOOPT_P2P_MODE AUTOOPT_CALIB AUTOOPT_CONVERT AUTOOPT_CO
 set(AOT_TEST_YIELD_ABOVE 1 CACHE STRING
     "MPI test jobs of more ranks than this preload the yield-when-idle library")
 
+# aot_add_mpi_executable(name sources... [FORTRAN] [LINK libs...] [INCLUDE dirs...]
+#                        [OPTIONS flags...]): the program and its -inject twin (built against
+# the injection header and libautoopt), both with the same libraries, include directories and
+# compile options.
 function(aot_add_mpi_executable name)
-  cmake_parse_arguments(E "FORTRAN" "" "LINK" ${ARGN})
+  cmake_parse_arguments(E "FORTRAN" "" "LINK;INCLUDE;OPTIONS" ${ARGN})
   set(srcs ${E_UNPARSED_ARGUMENTS})
   foreach(variant "" "-inject")
     set(t ${name}${variant})
     add_executable(${t} ${srcs})
+    if(E_INCLUDE)
+      target_include_directories(${t} PRIVATE ${E_INCLUDE})
+    endif()
+    if(E_OPTIONS)
+      target_compile_options(${t} PRIVATE ${E_OPTIONS})
+    endif()
     if(E_FORTRAN)
       target_link_libraries(${t} PRIVATE MPI::MPI_Fortran ${E_LINK})
     else()
