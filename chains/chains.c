@@ -463,8 +463,13 @@ static int aot_ch_start_safe(const struct aot_ch_call *c, const struct aot_ch_si
     }
 #endif
     (void) how;
-    if (c->has_r && c->status != MPI_STATUS_IGNORE)
+    /* MPI's own call, and the statistics say why (calls == optimized + passed) */
+    if (c->has_r && c->status != MPI_STATUS_IGNORE) {
         AOT_CH_COUNT(status_waits, 1);
+        aot_stats_pass_caller(c->fn, AOT_PASS_STATUS_READ);
+    } else {
+        aot_stats_pass_caller(c->fn, AOT_PASS_DISABLED);    /* paging is not running */
+    }
     return aot_ch_blocking(c, s);
 }
 
@@ -1485,6 +1490,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
     case AOT_CH_NEXT:
         if (aot_cfg.chain_verify) {
             const struct aot_ch_chain *ch = aot_ch_L.active;
+            aot_stats_pass_caller(c->fn, AOT_PASS_CHAIN_VERIFY);
             rc = aot_ch_blocking(c, s);
             if (ch)
                 aot_ch_probe_ids(ch->members, aot_ch_L.pos);
@@ -1496,8 +1502,10 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
             return aot_ch_run_member(c, s, mode);
         return aot_ch_start(c, s);
     default: /* AOT_CH_LAST */
-        if (aot_cfg.chain_verify)
+        if (aot_cfg.chain_verify) {
+            aot_stats_pass_caller(c->fn, AOT_PASS_CHAIN_VERIFY);
             return aot_ch_blocking(c, s);
+        }
         if (mode == AOT_CHM_GUARDED)
             return aot_ch_finish_safe(c, s, ran);
         if (mode >= 0) {

@@ -37,7 +37,9 @@
     X(SKEWED,          "alltoallv blocks too unequal for rules measured with equal ones") \
     X(SIGMASK,         "the program blocks SIGSEGV or SIGTRAP: no guard") \
     X(FORCED_MODE,     "AUTOOPT_P2P_MODE forces a mode this call cannot take (copy: nothing to send)") \
-    X(LEARNING,        "observed while its chain or call site is being learned")
+    X(LEARNING,        "observed while its chain or call site is being learned") \
+    X(STATUS_READ,     "safe chain member whose receive status is read: run blocking") \
+    X(CHAIN_VERIFY,    "chain member run blocking and probed (AUTOOPT_CHAIN_VERIFY)")
 
 enum aot_pass_reason {
 #define AOT_X(name, text) AOT_PASS_##name,
