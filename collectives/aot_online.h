@@ -77,6 +77,25 @@
 #define AOT_ONLINE_REEXPLORE 3     /* at most this many times per key */
 #define AOT_ONLINE_RACE0 2         /* rounds before the first candidate may leave the race */
 #define AOT_ONLINE_RACE 1.2        /* ... when its best sample is this far above the leader */
+/* Few calls when calls are costly (docs/online.md, "Heavy keys"): a key whose call costs at
+ * least AOT_ONLINE_HEAVY seconds (its second call, timed from entry to exit and agreed at the
+ * third) leaves the warm-up after AOT_ONLINE_HEAVY_WARMUP calls, times every call from entry to
+ * exit (a span's or a period's share of another call is nothing beside it), explores in turns
+ * of one call, and races from the first round with a factor that follows the measured noise:
+ * 1 + max(AOT_ONLINE_HEAVY_GAP, 2 x the largest spread between one candidate's samples), at
+ * most AOT_ONLINE_HEAVY_REPS rounds: 1 or 2 samples per candidate.  Its samples are agreed at
+ * the end of the call that completes them. */
+#define AOT_ONLINE_HEAVY 0.010
+#define AOT_ONLINE_HEAVY_WARMUP 3   /* calls 0, 1 timed, agreed at 2, which explores */
+#define AOT_ONLINE_HEAVY_GAP 0.05
+#define AOT_ONLINE_HEAVY_REPS 2   /* the second round: the leader and the best other only */
+/* The exploration budget (as the point-to-point governor's, src/aot_govern.h): the loss of the
+ * candidates explored on a communicator (their agreed samples above the base's, per call run)
+ * stays within AOT_ONLINE_BUDGET x the agreed time since MPI_Init + AOT_ONLINE_ALLOWANCE x the
+ * exploring key's base cost; a candidate starts a round only if what is left covers its
+ * expected loss (never tried: one base call per call of its turn). */
+#define AOT_ONLINE_BUDGET 0.01
+#define AOT_ONLINE_ALLOWANCE 2.0
 /* Size of the buffer the runner reduces: the largest round or window. */
 #define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
@@ -126,6 +145,17 @@ struct aot_online_key {
     int reexplored;          /* explorations after the first */
     uint64_t round_call;     /* calls made in the current exploration */
     uint64_t agreements;     /* reductions made */
+    /* heavy keys (AOT_ONLINE_HEAVY) */
+    int heavy;               /* 1 once the base's agreed second call cost AOT_ONLINE_HEAVY */
+    double warm_sample;      /* that call's agreed time: the base's first sample of noise */
+    double noise;            /* the largest relative spread of one candidate's samples */
+    /* the budget (aot_online_set_budget); budget <= 0: none (the unit tests' sessions) */
+    double budget, allowance;
+    double *ledger;          /* loss charged so far, seconds: the communicator's, shared */
+    double own_ledger;
+    double elapsed;          /* agreed time since MPI_Init at the latest agreement, seconds
+                              * (the runner sets it before aot_online_agreed) */
+    int budget_cut;          /* candidates passed over because the budget did not cover them */
 };
 
 /* cand[0..n) with cand[0] native; n >= 1 (at most AOT_ONLINE_MAXCAND are kept); base: the
@@ -146,8 +176,31 @@ const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_
  * if the runner lets it (may_explore). */
 static inline int aot_online_ready(const struct aot_online_key *k)
 {
-    return k->phase == AOT_ONLINE_WARMING && k->calls + 1 >= AOT_ONLINE_WARMUP;
+    return k->phase == AOT_ONLINE_WARMING
+           && k->calls + 1 >= (k->heavy ? AOT_ONLINE_HEAVY_WARMUP : AOT_ONLINE_WARMUP);
 }
+
+/* The exploration budget: budget x elapsed + allowance x the base's cost, less what *ledger
+ * (shared by the keys of a communicator; NULL: the key's own) holds. */
+void aot_online_set_budget(struct aot_online_key *k, double budget, double allowance,
+                           double *ledger);
+
+/* Whether a reduction with operation class op on a type of class type gives the same bits in
+ * any order of its operands (AUTOOPT_TUNE=exact tunes only these, docs/online.md): integers
+ * with the predefined arithmetic, bitwise and logical operations, logicals with the logical
+ * ones, bytes with the bitwise ones, integer pairs with MINLOC/MAXLOC (ties go to the lower
+ * index).  Not floating point, not even MIN/MAX (MIN(-0.0, +0.0) keeps whichever operand comes
+ * second, and a NaN likewise), not user-defined operations, not derived types. */
+enum aot_online_op_class {
+    AOT_OP_SUM, AOT_OP_PROD, AOT_OP_MIN, AOT_OP_MAX, AOT_OP_LAND, AOT_OP_LOR, AOT_OP_LXOR,
+    AOT_OP_BAND, AOT_OP_BOR, AOT_OP_BXOR, AOT_OP_MINLOC, AOT_OP_MAXLOC, AOT_OP_OTHER,
+    AOT_OP_NCLASSES
+};
+enum aot_online_type_class {
+    AOT_TY_INT, AOT_TY_FLOAT, AOT_TY_COMPLEX, AOT_TY_LOGICAL, AOT_TY_BYTE, AOT_TY_INT_PAIR,
+    AOT_TY_FLOAT_PAIR, AOT_TY_OTHER, AOT_TY_NCLASSES
+};
+int aot_online_exact(enum aot_online_op_class op, enum aot_online_type_class type);
 
 /* The number of values of k->buf due for agreement (as aot_online_record returned it), or 0:
  * the base's cost in the warm-up, whose samples end with the call and are agreed at the key's

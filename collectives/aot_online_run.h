@@ -43,9 +43,18 @@ struct aot_online_call {
     uint64_t close_bytes;
 };
 
-/* AUTOOPT_TUNE=online, after the policy is set up (MPI_Init). */
-extern int aot_online_on;
-void aot_online_start(const struct aot_coll_policy *pol);
+/* AUTOOPT_TUNE=exact or online, after the policy is set up (MPI_Init); all: online, which
+ * tunes every reduction, where exact tunes only those aot_online_tunes accepts. */
+extern int aot_online_on, aot_online_all;
+void aot_online_start(const struct aot_coll_policy *pol, int all);
+
+/* The class of a predefined operation or datatype (aot_online_exact); anything else is
+ * AOT_OP_OTHER or AOT_TY_OTHER. */
+enum aot_online_op_class aot_online_op_class(MPI_Op op);
+enum aot_online_type_class aot_online_type_class(MPI_Datatype dt);
+/* Whether online tuning may choose the algorithm of a reduction of dt with op: always under
+ * AUTOOPT_TUNE=online, under exact when the result is the same in any order. */
+int aot_online_tunes(MPI_Op op, MPI_Datatype dt);
 
 /* The algorithm for this call (1), or 0 when online tuning leaves the call to the policy: a
  * forced collective, a reduction under AUTOOPT_REPRODUCIBLE=1 (a choice that depends on time

@@ -2,6 +2,7 @@
  * coll_online.c: the pure core of online tuning (aot_online.h, docs/online.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,24 @@ void aot_online_bucket_range(int bucket, uint64_t *lo, uint64_t *hi)
     *hi = bucket >= 64 ? UINT64_MAX : ((uint64_t) 1 << bucket) - 1;
 }
 
+/* ---------------------------------------------------------------- exact reductions */
+
+int aot_online_exact(enum aot_online_op_class op, enum aot_online_type_class type)
+{
+    switch (type) {
+    case AOT_TY_INT:        /* wrap-around arithmetic and bitwise operations: any order */
+        return op <= AOT_OP_BXOR;
+    case AOT_TY_LOGICAL:
+        return op == AOT_OP_LAND || op == AOT_OP_LOR || op == AOT_OP_LXOR;
+    case AOT_TY_BYTE:
+        return op == AOT_OP_BAND || op == AOT_OP_BOR || op == AOT_OP_BXOR;
+    case AOT_TY_INT_PAIR:   /* a tie of values goes to the lower index, in any order */
+        return op == AOT_OP_MINLOC || op == AOT_OP_MAXLOC;
+    default:                /* rounding; MIN/MAX and MINLOC/MAXLOC of -0.0 and +0.0, NaN */
+        return 0;
+    }
+}
+
 /* ---------------------------------------------------------------- a session */
 
 static int aot_online_cmp(const void *a, const void *b)
@@ -203,8 +222,95 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
     k->winner = k->base;
     k->second = -1;
     k->cost = -1;
-    k->want = AOT_ONLINE_COST_N;
+    k->want = 2;              /* calls 0 and 1: is the key heavy? */
     k->phase = n > 1 ? AOT_ONLINE_WARMING : AOT_ONLINE_FIXED;
+    k->warm_sample = -1;
+    k->ledger = &k->own_ledger;
+}
+
+void aot_online_set_budget(struct aot_online_key *k, double budget, double allowance,
+                           double *ledger)
+{
+    k->budget = budget;
+    k->allowance = allowance;
+    k->ledger = ledger ? ledger : &k->own_ledger;
+}
+
+/* Untimed calls before each timed one of a turn while exploring. */
+static int aot_online_settle(const struct aot_online_key *k)
+{
+    return k->heavy ? 0 : AOT_ONLINE_SETTLE;
+}
+
+/* The base's cost for the budget, seconds, or a negative value when unknown. */
+static double aot_online_ref(const struct aot_online_key *k)
+{
+    return k->cost > 0 ? k->cost : k->score[k->base];
+}
+
+/* What the budget leaves, seconds (HUGE_VAL without a budget or a known cost). */
+static double aot_online_left(const struct aot_online_key *k)
+{
+    double ref = aot_online_ref(k);
+
+    if (k->budget <= 0 || !(ref > 0))
+        return HUGE_VAL;
+    return k->budget * k->elapsed + k->allowance * ref - *k->ledger;
+}
+
+/* The budget for the round about to start: the live candidates whose expected loss (a
+ * candidate never tried: one base call per call of its turn; else its best sample's excess over
+ * the base) the budget left does not cover leave, in turn order; the base and the leader
+ * (lead, -1 before the first round) always stay, and before the first round so does the first
+ * other candidate (the bounded start: native, or the table's choice). */
+static void aot_online_gate(struct aot_online_key *k, int lead)
+{
+    double left = aot_online_left(k), ref = aot_online_ref(k);
+    int turn = 1 + aot_online_settle(k), kept = 0, first = k->rounds == 0 && !k->tried;
+
+    if (left == HUGE_VAL)
+        return;
+    for (int i = 0; i < k->nlive; i++) {
+        int c = k->live[i];
+        double cost = ref * turn;
+        if (c == k->base || c == lead) {
+            k->live[kept++] = c;
+            continue;
+        }
+        if (k->rounds > 0) {
+            double best = k->sample[c][0];
+            for (int r = 1; r < k->rounds; r++)
+                if (k->sample[c][r] < best)
+                    best = k->sample[c][r];
+            cost = best > ref ? (best - ref) * turn : 0;
+        }
+        if (cost <= left || first) {
+            first = 0;
+            left -= cost;
+            k->live[kept++] = c;
+        } else {
+            k->budget_cut++;
+        }
+    }
+    k->nlive = kept;
+    k->want = kept;
+}
+
+/* Charges the round's agreed samples (in turn order) to the ledger: each candidate's excess
+ * over the base's sample of the same round (or the base's cost), once per call of its turn. */
+static void aot_online_charge(struct aot_online_key *k, const double *agreed)
+{
+    double ref = aot_online_ref(k);
+    int turn = 1 + aot_online_settle(k);
+
+    for (int i = 0; i < k->nlive; i++)
+        if (k->live[i] == k->base)
+            ref = agreed[i];
+    if (!(ref > 0))
+        return;
+    for (int i = 0; i < k->nlive; i++)
+        if (k->live[i] != k->base && agreed[i] > ref)
+            *k->ledger += (agreed[i] - ref) * turn;
 }
 
 struct aot_online_key *aot_online_pick(struct aot_online_key *const *keys, int n)
@@ -230,6 +336,19 @@ static void aot_online_explore(struct aot_online_key *k)
     k->round_call = 0;
     k->n = 0;
     k->want = k->nlive;
+    aot_online_gate(k, -1);
+    if (k->nlive >= 2)
+        return;
+    /* the budget covers no candidate but the base (a key exploring again: its winner) */
+    k->n = 0;
+    if (k->tried) {
+        k->phase = AOT_ONLINE_MONITORING;
+        k->want = k->win0;
+    } else {
+        k->tried = 1;
+        k->phase = AOT_ONLINE_FIXED;
+        k->winner = k->base;
+    }
 }
 
 const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_explore,
@@ -242,22 +361,29 @@ const struct aot_coll_choice *aot_online_next(struct aot_online_key *k, int may_
     switch (k->phase) {
     case AOT_ONLINE_WARMING:
         k->cur = k->base;
-        k->timed = call >= AOT_ONLINE_COST_FROM && call < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N;
-        if (call + 1 < AOT_ONLINE_WARMUP || !may_explore)
+        k->timed = call < 2
+                   || (call >= AOT_ONLINE_COST_FROM
+                       && call < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N);
+        if (call + 1 < (k->heavy ? AOT_ONLINE_HEAVY_WARMUP : AOT_ONLINE_WARMUP) || !may_explore)
             break;
-        /* the last warm-up call: exploring starts with the next one */
+        /* the last warm-up call: exploring starts with the next one; a heavy key's with this
+         * one (its calls 0 and 1 were the base's, timed) */
         aot_online_explore(k);
-        break;
-    case AOT_ONLINE_EXPLORING:
+        if (!k->heavy || k->phase != AOT_ONLINE_EXPLORING)
+            break;
+        /* fall through */
+    case AOT_ONLINE_EXPLORING: {
         /* the live candidates take turns, so that a slow start of the program, or any drift,
-         * weighs on all of them alike; each turn is 1 + AOT_ONLINE_SETTLE calls, only the last
-         * one timed: the first calls of a turn absorb what the previous candidate left behind
+         * weighs on all of them alike; each turn is 1 + settle calls, only the last one
+         * timed: the first calls of a turn absorb what the previous candidate left behind
          * (ranks leaving it at different times) */
-        k->cur = k->live[k->round_call / (1 + AOT_ONLINE_SETTLE) % (uint64_t) k->nlive];
-        k->timed = k->round_call % (1 + AOT_ONLINE_SETTLE) == AOT_ONLINE_SETTLE;
+        uint64_t turn = 1 + (uint64_t) aot_online_settle(k);
+        k->cur = k->live[k->round_call / turn % (uint64_t) k->nlive];
+        k->timed = k->round_call % turn == turn - 1;
         k->round_call++;
         k->explore_calls++;
         break;
+    }
     case AOT_ONLINE_MONITORING:
         k->cur = k->winner;
         k->timed = call % AOT_ONLINE_SAMPLE == 0;
@@ -307,15 +433,55 @@ static double aot_online_cand_score(const struct aot_online_key *k, int c)
     return aot_online_score(y, k->rounds);
 }
 
+/* The largest relative spread (max - min) / min of one candidate's agreed samples, the
+ * base's warm-up sample among the base's. */
+static double aot_online_noise(const struct aot_online_key *k)
+{
+    double noise = 0;
+
+    for (int c = 0; c < k->ncand; c++) {
+        double lo = HUGE_VAL, hi = 0;
+        int n = 0;
+        if (c == k->base && k->warm_sample > 0) {
+            lo = hi = k->warm_sample;
+            n = 1;
+        }
+        for (int r = 0; r < k->rounds; r++) {
+            double x = k->sample[c][r];
+            if (!(x > 0))
+                continue;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            n++;
+        }
+        if (n >= 2 && (hi - lo) / lo > noise)
+            noise = (hi - lo) / lo;
+    }
+    return noise;
+}
+
 /* The end of a round of exploring, with its agreed samples (one per live candidate, in turn
  * order): the race, then either the next round or the choice. */
 static void aot_online_round(struct aot_online_key *k, const double *agreed)
 {
     int lead = -1, left = 0;
 
+    double race = AOT_ONLINE_RACE;
+    int race0 = AOT_ONLINE_RACE0, reps = AOT_ONLINE_REPS;
+
+    aot_online_charge(k, agreed);
     for (int i = 0; i < k->nlive; i++)
         k->sample[k->live[i]][k->rounds] = agreed[i];
     k->rounds++;
+    if (k->heavy) {
+        /* few samples where they agree: the race's factor follows the noise, from round 1 */
+        k->noise = aot_online_noise(k);
+        race = 1 + (2 * k->noise > AOT_ONLINE_HEAVY_GAP ? 2 * k->noise : AOT_ONLINE_HEAVY_GAP);
+        if (race > AOT_ONLINE_RACE)
+            race = AOT_ONLINE_RACE;
+        race0 = 1;
+        reps = AOT_ONLINE_HEAVY_REPS;
+    }
     for (int i = 0; i < k->nlive; i++) {
         int c = k->live[i];
         k->score[c] = aot_online_cand_score(k, c);
@@ -330,16 +496,31 @@ static void aot_online_round(struct aot_online_key *k, const double *agreed)
         for (int r = 1; r < k->rounds; r++)
             if (k->sample[c][r] < best)
                 best = k->sample[c][r];
-        if (k->rounds >= AOT_ONLINE_RACE0 && c != lead && best > AOT_ONLINE_RACE * k->score[lead])
+        if (k->rounds >= race0 && c != lead && best > race * k->score[lead])
             k->raced_out++;
         else
             k->live[left++] = c;
+    }
+    if (k->heavy && left > 2) {
+        /* a heavy key's second round: the leader and the best of the others only */
+        int next = -1, kept = 0;
+        for (int i = 0; i < left; i++)
+            if (k->live[i] != lead && (next < 0 || k->score[k->live[i]] < k->score[next]))
+                next = k->live[i];
+        for (int i = 0; i < left; i++)
+            if (k->live[i] == lead || k->live[i] == next)
+                k->live[kept++] = k->live[i];
+            else
+                k->raced_out++;
+        left = kept;
     }
     k->nlive = left;
     k->round_call = 0;
     k->n = 0;
     k->want = k->nlive;
-    if (k->nlive > 1 && k->rounds < AOT_ONLINE_REPS)
+    if (k->nlive > 1 && k->rounds < reps)
+        aot_online_gate(k, lead);
+    if (k->nlive > 1 && k->rounds < reps)
         return;
     k->tried = k->ncand;
     aot_online_select(k);
@@ -353,10 +534,21 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
         return;
     k->agreements++;
     if (k->phase == AOT_ONLINE_WARMING) {
+        k->n = 0;
+        if (k->warm_sample < 0) {
+            /* calls 0 and 1: the second (the first may pay for setting up) says whether the
+             * key is heavy; a heavy key's cost is it, a light key's comes later */
+            k->warm_sample = agreed[n - 1] > 0 ? agreed[n - 1] : 0;
+            k->want = AOT_ONLINE_COST_N;
+            if (k->warm_sample >= AOT_ONLINE_HEAVY) {
+                k->heavy = 1;
+                k->cost = k->warm_sample;
+            }
+            return;
+        }
         /* the base's cost: which waiting key explores first */
         memcpy(x, agreed, (size_t) n * sizeof(*x));
         k->cost = aot_online_score(x, n);
-        k->n = 0;
         return;
     }
     if (k->phase == AOT_ONLINE_EXPLORING) {

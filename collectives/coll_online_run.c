@@ -61,23 +61,77 @@ struct aot_online_comm {
     enum aot_coll_kind open_kind;
     uint64_t open_bytes;
     double id;                      /* agreed at the first reduction; -1 until then */
+    double ledger;                  /* the exploration loss of its keys, seconds (the budget) */
     struct aot_online_comm *next;   /* every communicator's keys stay until MPI_Finalize */
 };
 
-int aot_online_on;
+int aot_online_on, aot_online_all;
+static double aot_online_t0;       /* MPI_Init: the budget's time so far starts here */
 static const struct aot_coll_policy *aot_online_policy;
 static struct aot_online_comm *aot_online_comms;
 static pthread_mutex_t aot_online_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned aot_online_seq;
 static int aot_online_ctr_explore = -1, aot_online_ctr_agree = -1, aot_online_ctr_switch = -1;
 
-void aot_online_start(const struct aot_coll_policy *pol)
+void aot_online_start(const struct aot_coll_policy *pol, int all)
 {
     aot_online_policy = pol;
+    aot_online_all = all;
+    aot_online_t0 = PMPI_Wtime();
     aot_online_ctr_explore = aot_stats_register("coll.online", "exploring_calls");
     aot_online_ctr_agree = aot_stats_register("coll.online", "agreements");
     aot_online_ctr_switch = aot_stats_register("coll.online", "switches");
     aot_online_on = 1;
+}
+
+enum aot_online_op_class aot_online_op_class(MPI_Op op)
+{
+    static const struct { MPI_Op op; enum aot_online_op_class c; } ops[] = {
+        {MPI_SUM, AOT_OP_SUM}, {MPI_PROD, AOT_OP_PROD}, {MPI_MIN, AOT_OP_MIN},
+        {MPI_MAX, AOT_OP_MAX}, {MPI_LAND, AOT_OP_LAND}, {MPI_LOR, AOT_OP_LOR},
+        {MPI_LXOR, AOT_OP_LXOR}, {MPI_BAND, AOT_OP_BAND}, {MPI_BOR, AOT_OP_BOR},
+        {MPI_BXOR, AOT_OP_BXOR}, {MPI_MINLOC, AOT_OP_MINLOC}, {MPI_MAXLOC, AOT_OP_MAXLOC},
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (op == ops[i].op)
+            return ops[i].c;
+    return AOT_OP_OTHER;
+}
+
+/* The predefined C datatypes by class; any other (MPI_CHAR and MPI_WCHAR, which MPI does not
+ * reduce, Fortran's, derived types) is AOT_TY_OTHER, left to MPI by AUTOOPT_TUNE=exact. */
+enum aot_online_type_class aot_online_type_class(MPI_Datatype dt)
+{
+    static const struct { MPI_Datatype dt; enum aot_online_type_class c; } types[] = {
+        {MPI_INT, AOT_TY_INT}, {MPI_LONG, AOT_TY_INT}, {MPI_SHORT, AOT_TY_INT},
+        {MPI_UNSIGNED_SHORT, AOT_TY_INT}, {MPI_UNSIGNED, AOT_TY_INT},
+        {MPI_UNSIGNED_LONG, AOT_TY_INT}, {MPI_LONG_LONG_INT, AOT_TY_INT},
+        {MPI_LONG_LONG, AOT_TY_INT}, {MPI_UNSIGNED_LONG_LONG, AOT_TY_INT},
+        {MPI_SIGNED_CHAR, AOT_TY_INT}, {MPI_UNSIGNED_CHAR, AOT_TY_INT},
+        {MPI_INT8_T, AOT_TY_INT}, {MPI_INT16_T, AOT_TY_INT}, {MPI_INT32_T, AOT_TY_INT},
+        {MPI_INT64_T, AOT_TY_INT}, {MPI_UINT8_T, AOT_TY_INT}, {MPI_UINT16_T, AOT_TY_INT},
+        {MPI_UINT32_T, AOT_TY_INT}, {MPI_UINT64_T, AOT_TY_INT}, {MPI_AINT, AOT_TY_INT},
+        {MPI_OFFSET, AOT_TY_INT}, {MPI_COUNT, AOT_TY_INT},
+        {MPI_FLOAT, AOT_TY_FLOAT}, {MPI_DOUBLE, AOT_TY_FLOAT}, {MPI_LONG_DOUBLE, AOT_TY_FLOAT},
+        {MPI_C_FLOAT_COMPLEX, AOT_TY_COMPLEX}, {MPI_C_COMPLEX, AOT_TY_COMPLEX},
+        {MPI_C_DOUBLE_COMPLEX, AOT_TY_COMPLEX}, {MPI_C_LONG_DOUBLE_COMPLEX, AOT_TY_COMPLEX},
+        {MPI_C_BOOL, AOT_TY_LOGICAL}, {MPI_BYTE, AOT_TY_BYTE},
+        {MPI_2INT, AOT_TY_INT_PAIR}, {MPI_SHORT_INT, AOT_TY_INT_PAIR},
+        {MPI_LONG_INT, AOT_TY_INT_PAIR},
+        {MPI_FLOAT_INT, AOT_TY_FLOAT_PAIR}, {MPI_DOUBLE_INT, AOT_TY_FLOAT_PAIR},
+        {MPI_LONG_DOUBLE_INT, AOT_TY_FLOAT_PAIR},
+    };
+    if (dt == MPI_DATATYPE_NULL)
+        return AOT_TY_OTHER;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (dt == types[i].dt)
+            return types[i].c;
+    return AOT_TY_OTHER;
+}
+
+int aot_online_tunes(MPI_Op op, MPI_Datatype dt)
+{
+    return aot_online_all || aot_online_exact(aot_online_op_class(op), aot_online_type_class(dt));
 }
 
 /* A key for this call: its candidates are fixed when it is made, from values every rank of
@@ -85,7 +139,7 @@ void aot_online_start(const struct aot_coll_policy *pol)
  * communicator's hosts: the table's rules qualified by a shape apply to it, and on one host
  * `shm` is a candidate). */
 static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind,
-                                                  const struct aot_online_comm *o,
+                                                  struct aot_online_comm *o,
                                                   uint64_t bytes, int commutative)
 {
     const struct aot_coll_policy *pol = aot_online_policy;
@@ -99,6 +153,7 @@ static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind,
                               o->nhosts == 1 ? (uint64_t) AOT_SHM_SLOT : 0, cand,
                               AOT_ONLINE_MAXCAND, &base);
     aot_online_init(k, cand, n, base, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
+    aot_online_set_budget(k, AOT_ONLINE_BUDGET, AOT_ONLINE_ALLOWANCE, &o->ledger);
     return k;
 }
 
@@ -203,8 +258,10 @@ int aot_online_begin(struct aot_online_comm **slot, enum aot_coll_kind kind, int
         call->close_bytes = o->open_bytes;
         o->open = NULL;
     }
-    if ((*kp)->phase == AOT_ONLINE_WARMING && (call->n = aot_online_due(*kp)) > 0) {
-        /* the base's cost, timed in the warm-up: agreed here, at a call every rank makes */
+    if (((*kp)->phase == AOT_ONLINE_WARMING || (*kp)->heavy)
+        && (call->n = aot_online_due(*kp)) > 0) {
+        /* the base's cost, timed in the warm-up, or a heavy key's round or window: agreed
+         * here, at a call every rank makes */
         MPI_Comm pc;
         if (private_comm(arg, &pc) != MPI_SUCCESS || aot_online_agree(call, pc) != MPI_SUCCESS)
             (*kp)->n = 0;   /* the cost stays unknown: the key is picked last */
@@ -228,7 +285,12 @@ int aot_online_end(struct aot_online_call *call)
         return 0;
     now = PMPI_Wtime();
     call->n = 0;
-    if (k->timed && k->phase == AOT_ONLINE_WARMING) {
+    if (k->timed && k->heavy && k->phase != AOT_ONLINE_WARMING) {
+        /* a heavy key's sample: the call itself, agreed now when it ends a round or a window
+         * (its next call may never come: an FFT calls its alltoall a handful of times), or at
+         * the key's next call when another key's span is agreed now (below) */
+        call->n = aot_online_record(k, now - call->t0);
+    } else if (k->timed && k->phase == AOT_ONLINE_WARMING) {
         /* the base's cost: the call itself, agreed at the key's next call */
         aot_online_record(k, now - call->t0);
     } else if (k->timed) {
@@ -243,8 +305,9 @@ int aot_online_end(struct aot_online_call *call)
     if (call->close) {
         /* the span of the key whose timed call came before: from its entry to now, so that
          * it is charged for the wait it left to this call */
-        call->n = aot_online_record(call->close, now - call->close_entry);
-        if (call->n > 0) {
+        int n = aot_online_record(call->close, now - call->close_entry);
+        if (n > 0) {
+            call->n = n;
             call->k = call->close;
             call->kind = call->close_kind;
             call->bytes = call->close_bytes;
@@ -269,7 +332,7 @@ int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
 {
     struct aot_online_key *k = call->k;
     struct aot_online_comm *o = call->o;
-    double buf[AOT_ONLINE_AGREE_MAX + 1];
+    double buf[AOT_ONLINE_AGREE_MAX + 2];
     enum aot_online_phase before = k->phase;
     int winner = k->winner, n = call->n, rc;
 
@@ -280,10 +343,13 @@ int aot_online_agree(struct aot_online_call *call, MPI_Comm pc)
                                   + (double) __atomic_fetch_add(&aot_online_seq, 1,
                                                                 __ATOMIC_RELAXED)
                             : -1.0;
-    rc = PMPI_Allreduce(MPI_IN_PLACE, buf, n + 1, MPI_DOUBLE, MPI_MAX, pc);
+    /* the time since MPI_Init, agreed: the budget's */
+    buf[n + 1] = PMPI_Wtime() - aot_online_t0;
+    rc = PMPI_Allreduce(MPI_IN_PLACE, buf, n + 2, MPI_DOUBLE, MPI_MAX, pc);
     if (rc != MPI_SUCCESS)
         return rc;
     o->id = buf[n];
+    k->elapsed = buf[n + 1];
     aot_online_agreed(k, buf, n);
     aot_online_explorer(o, k);
     aot_stats_add(aot_online_ctr_agree, 1);
@@ -348,7 +414,7 @@ static int aot_online_records(const struct aot_online_comm *o, struct aot_online
                 struct aot_online_rec *r;
                 if (!k)
                     continue;
-                if (k->tried == 0) {
+                if (k->tried == 0 && k->phase != AOT_ONLINE_EXPLORING) {
                     (*warming)++;
                     continue;
                 }

@@ -482,14 +482,39 @@ static void aot_comm_shape(struct aot_comm_state *s, MPI_Comm comm, struct aot_c
         aot_shape(NULL, s->size, sh);
 }
 
+/* Or'ed into a reduction's commutativity on its way to aot_choose: its result depends on the
+ * order of its operations (aot_online_tunes), so AUTOOPT_TUNE=exact leaves it to the policy. */
+#define AOT_CALL_INEXACT 2
+
+/* AUTOOPT_TUNE=exact with the built-in table (no AUTOOPT_TUNING): the table's rules do not
+ * apply to a reduction whose result depends on the order, which runs MPI's own. */
+static int aot_builtin_exact_only;
+
+static inline int aot_inexact(MPI_Op op, MPI_Datatype dt)
+{
+    return aot_online_on && !aot_online_tunes(op, dt) ? AOT_CALL_INEXACT : 0;
+}
+
 static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_kind kind,
                        int fn, uint64_t bytes, int commutative, struct aot_coll_choice *c,
                        struct aot_online_call *oc)
 {
     struct aot_coll_shape sh;
+    int inexact = commutative & AOT_CALL_INEXACT;
 
-    if (aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
+    commutative &= 1;
+    oc->k = NULL;
+    if (!inexact && aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
         return;
+    if (inexact && aot_builtin_exact_only && aot_policy.forced[kind] < 0
+        && !aot_policy.reproducible) {
+        /* the default never reorders a floating-point sum: the built-in table's rules (a
+         * site's, not the user's) are for the reductions online tuning may tune */
+        c->alg = (int) kind;
+        c->param = 0;
+        aot_count_choice(kind, fn, c->alg, AOT_PASS_NO_SUBSYSTEM, bytes);
+        return;
+    }
     aot_comm_shape(s, comm, &sh);
     if (aot_pick(kind, fn, &sh, s->rank, bytes, commutative, c) == AOT_PASS_NO_SUBSYSTEM
         && aot_memo_on) {
@@ -682,7 +707,8 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
         || (memo == AOT_MEMO_MISS && !(s = aot_enter(comm, AOT_FN_MPI_Allreduce))))
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
     aot_decide(memo, s, comm, AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce,
-               aot_coll_bytes(AOT_COLL_ALLREDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
+               aot_coll_bytes(AOT_COLL_ALLREDUCE, s->size, count, tsz, NULL),
+               commute | aot_inexact(op, dt), &c, &oc);
     if (c.alg == AOT_COLL_ALLREDUCE)
         rc = PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -751,7 +777,8 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     if (!s || root >= s->size)
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
     aot_decide(memo, s, comm, AOT_COLL_REDUCE, AOT_FN_MPI_Reduce,
-               aot_coll_bytes(AOT_COLL_REDUCE, s->size, count, tsz, NULL), commute, &c, &oc);
+               aot_coll_bytes(AOT_COLL_REDUCE, s->size, count, tsz, NULL),
+               commute | aot_inexact(op, dt), &c, &oc);
     if (c.alg == AOT_COLL_REDUCE)   /* with the MPICH in-place workaround, see native.c */
         rc = aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
     else if ((rc = aot_comm_private(s, comm, c.param, &ctx)) == MPI_SUCCESS)
@@ -1266,10 +1293,14 @@ int aot_coll_init(char *err, size_t errlen)
                     aot_coll_algs[aot_policy.forced[k]].name);
     aot_plain_update();
     if (aot_cfg.tune_online) {
-        aot_online_start(&aot_policy);
+        int all = aot_cfg.tune_online == AOT_TUNE_ONLINE;
+        aot_online_start(&aot_policy, all);
+        aot_builtin_exact_only = !all && !aot_cfg.tuning_path && aot_policy.tuning;
         aot_stats_section("online", aot_online_stats_text, aot_online_stats_json);
         if (aot_world_rank == 0)
-            AOT_LOG(1, "collectives: online tuning (AUTOOPT_TUNE=online)%s",
+            AOT_LOG(1, "collectives: online tuning (AUTOOPT_TUNE=%s)%s",
+                    all ? "online" : "exact: reductions only where the order cannot change "
+                                     "the result",
                     aot_cfg.reproducible ? "; allreduce and reduce keep their reproducible "
                                            "algorithm (AUTOOPT_REPRODUCIBLE=1)" : "");
     }

@@ -30,6 +30,10 @@ enum { AOT_CHAINS_OFF = 0, AOT_CHAINS_SAFE = 1, AOT_CHAINS_UNGUARDED = 2 };
  * benefit governor choose per chain and site (docs/govern.md); the others force one mode. */
 enum { AOT_P2P_AUTO = 0, AOT_P2P_NATIVE, AOT_P2P_COPY, AOT_P2P_GUARDED, AOT_P2P_NMODES };
 
+/* AUTOOPT_TUNE: off; online tuning of every collective; of those whose result cannot depend
+ * on the algorithm (the default, docs/online.md). */
+enum { AOT_TUNE_OFF = 0, AOT_TUNE_ONLINE = 1, AOT_TUNE_EXACT = 2 };
+
 /* AUTOOPT_CALIB: measure a guard's and a copy's cost (the default), do not, or take figures. */
 enum { AOT_CALIB_MEASURE = 0, AOT_CALIB_OFF = 1, AOT_CALIB_GIVEN = 2 };
 
@@ -58,7 +62,7 @@ struct aot_config {
     int collectives;         /* AUTOOPT_COLLECTIVES 0/1 */
     int reproducible;        /* AUTOOPT_REPRODUCIBLE 0/1 */
     const char *tuning_path; /* AUTOOPT_TUNING file, NULL off */
-    int tune_online;         /* AUTOOPT_TUNE: 0 off, 1 online */
+    int tune_online;         /* AUTOOPT_TUNE: AOT_TUNE_OFF, _ONLINE, _EXACT */
     const char *tune_save;   /* AUTOOPT_TUNE_SAVE file, NULL off */
     int tune_window;         /* AUTOOPT_TUNE_WINDOW: first monitor window, timed calls */
     int tune_switch;         /* AUTOOPT_TUNE_SWITCH: percent of the second best's time */

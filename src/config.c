@@ -274,7 +274,8 @@ int aot_config_parse(struct aot_config *cfg, aot_env_lookup lookup, void *arg,
     /* Rules between settings. */
     if (cfg->tune_save && !cfg->tune_online)
         aot_fail(&p, "AUTOOPT_TUNE_SAVE", cfg->tune_save,
-                 "a path, together with AUTOOPT_TUNE=online (nothing to save without it)");
+                 "a path, together with AUTOOPT_TUNE=exact or online (nothing to save "
+                 "without it)");
     return p.failed ? -1 : 0;
 }
 

@@ -310,7 +310,7 @@ START_TEST(test_every_default_parses)
     ck_assert_int_eq(all.tune_switch, 110);
     ck_assert_int_eq(all.p2p_mode, AOT_P2P_AUTO);
     ck_assert_int_eq(all.calib, AOT_CALIB_MEASURE);
-    ck_assert_int_eq(all.tune_online, 0);
+    ck_assert_int_eq(all.tune_online, AOT_TUNE_EXACT);
 }
 END_TEST
 
@@ -378,17 +378,18 @@ START_TEST(test_choices)
 {
     static const struct { const char *env, *msg; } bad[] = {
         {"AUTOOPT_P2P_MODE=fast", "AUTOOPT_P2P_MODE=fast: expected auto, native, copy or guarded"},
-        {"AUTOOPT_TUNE=on", "AUTOOPT_TUNE=on: expected off or online"},
-        {"AUTOOPT_TUNE=of", "AUTOOPT_TUNE=of: expected off or online"},
-        {"AUTOOPT_TUNE=offline", "AUTOOPT_TUNE=offline: expected off or online"},
-        {"AUTOOPT_TUNE_SAVE=x.tune", "AUTOOPT_TUNE_SAVE=x.tune: expected a path, together with "
-                                     "AUTOOPT_TUNE=online (nothing to save without it)"},
+        {"AUTOOPT_TUNE=on", "AUTOOPT_TUNE=on: expected off, online or exact"},
+        {"AUTOOPT_TUNE=of", "AUTOOPT_TUNE=of: expected off, online or exact"},
+        {"AUTOOPT_TUNE=offline", "AUTOOPT_TUNE=offline: expected off, online or exact"},
     };
     static const struct { const char *env; int mode, online; } good[] = {
-        {"AUTOOPT_P2P_MODE=auto", AOT_P2P_AUTO, 0}, {"AUTOOPT_P2P_MODE=native", AOT_P2P_NATIVE, 0},
-        {"AUTOOPT_P2P_MODE=copy", AOT_P2P_COPY, 0}, {"AUTOOPT_P2P_MODE=guarded", AOT_P2P_GUARDED, 0},
+        {"AUTOOPT_P2P_MODE=auto", AOT_P2P_AUTO, AOT_TUNE_EXACT},
+        {"AUTOOPT_P2P_MODE=native", AOT_P2P_NATIVE, AOT_TUNE_EXACT},
+        {"AUTOOPT_P2P_MODE=copy", AOT_P2P_COPY, AOT_TUNE_EXACT},
+        {"AUTOOPT_P2P_MODE=guarded", AOT_P2P_GUARDED, AOT_TUNE_EXACT},
         {"AUTOOPT_TUNE=off", AOT_P2P_AUTO, 0}, {"AUTOOPT_TUNE=0", AOT_P2P_AUTO, 0},
-        {"AUTOOPT_TUNE=online", AOT_P2P_AUTO, 1},
+        {"AUTOOPT_TUNE=online", AOT_P2P_AUTO, AOT_TUNE_ONLINE},
+        {"AUTOOPT_TUNE=exact", AOT_P2P_AUTO, AOT_TUNE_EXACT},
     };
     struct aot_config c;
     char err[256], values[128];
@@ -396,6 +397,15 @@ START_TEST(test_choices)
         const char *env[] = {bad[i].env, NULL};
         ck_assert_int_eq(parse(&c, err, env), -1);
         ck_assert_str_eq(err, bad[i].msg);
+    }
+    {
+        /* AUTOOPT_TUNE_SAVE alone goes with the default, exact; not with off */
+        const char *save_off[] = {"AUTOOPT_TUNE_SAVE=x.tune", "AUTOOPT_TUNE=off", NULL};
+        const char *save[] = {"AUTOOPT_TUNE_SAVE=x.tune", NULL};
+        ck_assert_int_eq(parse(&c, err, save_off), -1);
+        ck_assert_str_eq(err, "AUTOOPT_TUNE_SAVE=x.tune: expected a path, together with "
+                              "AUTOOPT_TUNE=exact or online (nothing to save without it)");
+        ck_assert_int_eq(parse(&c, err, save), 0);
     }
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         const char *env[] = {good[i].env, NULL};
@@ -407,7 +417,7 @@ START_TEST(test_choices)
     ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_CHAINS"), values, sizeof(values)),
                      "0, 1, `unguarded`");
     ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_TUNE"), values, sizeof(values)),
-                     "`off`, `online`");
+                     "`off`, `online`, `exact`");
     ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_VERBOSE"), values, sizeof(values)),
                      "0..3");
     ck_assert_str_eq(aot_config_values(var_index("AUTOOPT_DISABLE"), values, sizeof(values)),

@@ -10,6 +10,7 @@
 
 #include "aot_config.h"
 #include "aot_online.h"
+#include "aot_online_run.h"
 #include "aot_tuning_file.h"
 #include "coll_registry.h"
 #include "coll_select.h"
@@ -360,7 +361,8 @@ START_TEST(test_session_selects)
         ck_assert_int_eq(s.k[r].raced_out, 3);
         ck_assert_int_eq((int) s.k[r].explore_calls,
                          4 * AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
-        ck_assert_int_eq((int) s.k[r].agreements, 1 + AOT_ONLINE_RACE0);   /* the cost's too */
+        /* calls 0 and 1 (heavy or not) and the cost's too */
+        ck_assert_int_eq((int) s.k[r].agreements, 2 + AOT_ONLINE_RACE0);
     }
     /* the winner stays while it is good; windows double */
     for (int i = 0; i < 4000; i++)
@@ -537,12 +539,15 @@ START_TEST(test_warmup_cost)
     sim_init_base(&s, 3, 2, 16, 1.1);
     for (int i = 0; i < AOT_ONLINE_WARMUP - 1; i++) {
         /* call i is timed when it is one of the cost's */
-        int timed = i >= AOT_ONLINE_COST_FROM && i < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N;
+        /* calls 0 and 1 say whether the key is heavy (it is not: microseconds) */
+        int timed = i < 2
+                    || (i >= AOT_ONLINE_COST_FROM && i < AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N);
         ck_assert_int_eq(sim_call(&s, time_by_call), 2);
         ck_assert_int_eq(s.k[0].timed, timed);
         ck_assert_int_eq(aot_online_ready(&s.k[0]), i + 2 >= AOT_ONLINE_WARMUP);
         ck_assert_int_eq((int) s.k[0].agreements,
-                         i + 1 >= AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N);
+                         (i >= 1) + (i + 1 >= AOT_ONLINE_COST_FROM + AOT_ONLINE_COST_N));
+        ck_assert_int_eq(s.k[0].heavy, 0);
     }
     for (int j = 0; j < AOT_ONLINE_COST_N; j++)
         x[j] = (double) (AOT_ONLINE_COST_FROM + j + 1 + NRANKS - 1) * 1e-6;
@@ -621,7 +626,7 @@ START_TEST(test_race)
         ck_assert_int_eq(s.k[r].winner, 1);
         ck_assert_int_eq(s.k[r].second, 0);
         ck_assert_int_eq(s.k[r].raced_out, 1);
-        ck_assert_int_eq((int) s.k[r].agreements, 1 + AOT_ONLINE_REPS);
+        ck_assert_int_eq((int) s.k[r].agreements, 2 + AOT_ONLINE_REPS);
         ck_assert_int_eq((int) s.k[r].explore_calls,
                          (3 * AOT_ONLINE_RACE0 + 2 * (AOT_ONLINE_REPS - AOT_ONLINE_RACE0))
                          * (1 + AOT_ONLINE_SETTLE));
@@ -767,6 +772,177 @@ START_TEST(test_saved_never_slower)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- few samples, the budget */
+
+/* Heavy calls (seconds): candidate i takes heavy_s[i], with up to 2 % noise by call and rank. */
+static const double *heavy_s;
+static double time_heavy(int cand, uint64_t call, int rank)
+{
+    double noise = 1 + 0.02 * (double) ((call * 5 + (uint64_t) rank * 3) % 7) / 6;
+    return heavy_s[cand] * noise;
+}
+
+/* A key whose calls cost a second (an FFT's alltoall) decides from one sample per candidate
+ * when they are far apart: calls 0 and 1 on the base, one turn of one call per candidate from
+ * call 2 on, the winner from the call after. */
+START_TEST(test_heavy_few_samples)
+{
+    static const double t[4] = {1.0, 0.6, 0.9, 1.3};
+    static struct sim s;
+
+    heavy_s = t;
+    sim_init(&s, 4, 16, 1.1);
+    ck_assert_int_eq(sim_call(&s, time_heavy), 0);
+    ck_assert_int_eq(sim_call(&s, time_heavy), 0);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].heavy, 1);
+        ck_assert(aot_online_ready(&s.k[r]));
+    }
+    for (int c = 0; c < 4; c++) {
+        ck_assert_int_eq(sim_call(&s, time_heavy), c);
+        ck_assert_int_eq(s.k[0].timed, 1);      /* a turn is one call, timed */
+    }
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq(s.k[r].winner, 1);
+        ck_assert_int_eq((int) s.k[r].explore_calls, 4);
+        ck_assert_int_eq(s.k[r].raced_out, 3);
+    }
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(sim_call(&s, time_heavy), 1);
+}
+END_TEST
+
+/* Heavy candidates within the noise of each other take a second round, of the leader and
+ * the best other only, and no more: 2 + 4 + 2 calls; candidates 1-2 % faster than native do
+ * not displace it (the margin is 3 %). */
+START_TEST(test_heavy_close)
+{
+    static const double t[4] = {1.0, 0.99, 0.98, 2.0};
+    static struct sim s;
+
+    heavy_s = t;
+    sim_init(&s, 4, 16, 1.1);
+    for (int i = 0; i < 2 + 4 + 2; i++)
+        sim_call(&s, time_heavy);
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq((int) s.k[r].explore_calls, 4 + 2);
+        ck_assert_int_eq(s.k[r].rounds, AOT_ONLINE_HEAVY_REPS);
+        ck_assert_int_eq(s.k[r].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq(s.k[r].winner, 0);
+        ck_assert_int_eq(s.k[r].raced_out, 2);
+    }
+}
+END_TEST
+
+/* Light calls whose candidates all lose (3x slower than native, 10 us) with a budget: the
+ * loss charged stays within budget x elapsed + allowance x cost + one turn of the first
+ * candidate (the bounded start), the others are passed over, native is kept. */
+static double time_all_lose(int cand, uint64_t call, int rank)
+{
+    (void) call;
+    (void) rank;
+    return (cand == 0 ? 10 : 30) * 1e-6;
+}
+
+START_TEST(test_budget_cut)
+{
+    static struct sim s;
+    double ledger = 0, bound;
+
+    sim_init(&s, 5, 16, 1.1);
+    for (int r = 0; r < NRANKS; r++)
+        aot_online_set_budget(&s.k[r], AOT_ONLINE_BUDGET, AOT_ONLINE_ALLOWANCE, NULL);
+    for (int i = 0; i < 20000; i++) {
+        /* the program is this key: 10 us a call */
+        for (int r = 0; r < NRANKS; r++)
+            s.k[r].elapsed = (double) s.calls * 10e-6;
+        sim_call(&s, time_all_lose);
+        ledger = *s.k[0].ledger;
+        bound = AOT_ONLINE_BUDGET * (double) s.calls * 10e-6 + AOT_ONLINE_ALLOWANCE * 10e-6
+                + (1 + AOT_ONLINE_SETTLE) * 20e-6;
+        ck_assert_msg(ledger <= bound + 1e-12, "call %d: loss %g s over the bound %g s", i,
+                      ledger, bound);
+    }
+    for (int r = 0; r < NRANKS; r++) {
+        ck_assert_int_eq(s.k[r].winner, 0);
+        ck_assert_int_ge(s.k[r].budget_cut, 3);
+        ck_assert_double_eq_tol(*s.k[r].ledger, ledger, 1e-15);
+    }
+    /* without the budget every candidate is run */
+    sim_init(&s, 5, 16, 1.1);
+    for (int i = 0; i < 200; i++)
+        sim_call(&s, time_all_lose);
+    ck_assert_int_eq(s.k[0].budget_cut, 0);
+    ck_assert_int_ge((int) s.k[0].explore_calls, 5 * AOT_ONLINE_RACE0 * (1 + AOT_ONLINE_SETTLE));
+}
+END_TEST
+
+/* aot_online_exact over every class pair, and the classes of every predefined operation and
+ * datatype (aot_online_op_class, aot_online_type_class): exact are integers with arithmetic,
+ * bitwise and logical operations, logicals with logical ones, bytes with bitwise ones,
+ * integer pairs with MINLOC/MAXLOC; nothing of floating point, not even MIN/MAX. */
+START_TEST(test_exact_classes)
+{
+    static const struct { MPI_Op op; const char *name; } ops[] = {
+        {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MIN, "min"}, {MPI_MAX, "max"},
+        {MPI_LAND, "land"}, {MPI_LOR, "lor"}, {MPI_LXOR, "lxor"}, {MPI_BAND, "band"},
+        {MPI_BOR, "bor"}, {MPI_BXOR, "bxor"}, {MPI_MINLOC, "minloc"}, {MPI_MAXLOC, "maxloc"},
+        {MPI_REPLACE, "replace"}, {MPI_NO_OP, "no_op"}, {MPI_OP_NULL, "null"},
+    };
+    /* kind: i integer, f floating, c complex, l logical, b byte, p integer pair, q floating
+     * pair, o other */
+    static const struct { MPI_Datatype dt; char kind; } types[] = {
+        {MPI_INT, 'i'}, {MPI_LONG, 'i'}, {MPI_SHORT, 'i'}, {MPI_UNSIGNED_SHORT, 'i'},
+        {MPI_UNSIGNED, 'i'}, {MPI_UNSIGNED_LONG, 'i'}, {MPI_LONG_LONG_INT, 'i'},
+        {MPI_LONG_LONG, 'i'}, {MPI_UNSIGNED_LONG_LONG, 'i'}, {MPI_SIGNED_CHAR, 'i'},
+        {MPI_UNSIGNED_CHAR, 'i'}, {MPI_INT8_T, 'i'}, {MPI_INT16_T, 'i'}, {MPI_INT32_T, 'i'},
+        {MPI_INT64_T, 'i'}, {MPI_UINT8_T, 'i'}, {MPI_UINT16_T, 'i'}, {MPI_UINT32_T, 'i'},
+        {MPI_UINT64_T, 'i'}, {MPI_AINT, 'i'}, {MPI_OFFSET, 'i'}, {MPI_COUNT, 'i'},
+        {MPI_FLOAT, 'f'}, {MPI_DOUBLE, 'f'}, {MPI_LONG_DOUBLE, 'f'},
+        {MPI_C_FLOAT_COMPLEX, 'c'}, {MPI_C_COMPLEX, 'c'}, {MPI_C_DOUBLE_COMPLEX, 'c'},
+        {MPI_C_LONG_DOUBLE_COMPLEX, 'c'}, {MPI_C_BOOL, 'l'}, {MPI_BYTE, 'b'},
+        {MPI_2INT, 'p'}, {MPI_SHORT_INT, 'p'}, {MPI_LONG_INT, 'p'},
+        {MPI_FLOAT_INT, 'q'}, {MPI_DOUBLE_INT, 'q'}, {MPI_LONG_DOUBLE_INT, 'q'},
+        {MPI_CHAR, 'o'}, {MPI_WCHAR, 'o'}, {MPI_PACKED, 'o'}, {MPI_DATATYPE_NULL, 'o'},
+        {MPI_INTEGER, 'o'}, {MPI_REAL, 'o'}, {MPI_DOUBLE_PRECISION, 'o'}, {MPI_LOGICAL, 'o'},
+        {MPI_2REAL, 'o'}, {MPI_CXX_BOOL, 'o'}, {MPI_CXX_DOUBLE_COMPLEX, 'o'},
+    };
+    int nexact = 0;
+
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+        for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+            const char *op = ops[o].name;
+            char kind = types[t].kind;
+            int arith = !strcmp(op, "sum") || !strcmp(op, "prod") || !strcmp(op, "min")
+                        || !strcmp(op, "max");
+            int logical = !strcmp(op, "land") || !strcmp(op, "lor") || !strcmp(op, "lxor");
+            int bitwise = !strcmp(op, "band") || !strcmp(op, "bor") || !strcmp(op, "bxor");
+            int loc = !strcmp(op, "minloc") || !strcmp(op, "maxloc");
+            int want = (kind == 'i' && (arith || logical || bitwise))
+                       || (kind == 'l' && logical) || (kind == 'b' && bitwise)
+                       || (kind == 'p' && loc);
+            int got = aot_online_exact(aot_online_op_class(ops[o].op),
+                                       aot_online_type_class(types[t].dt));
+            ck_assert_msg(got == want, "op %s, type #%zu (%c): exact %d, expected %d", op, t,
+                          kind, got, want);
+            nexact += got;
+        }
+    ck_assert_int_eq(nexact, 22 * 10 + 3 + 3 + 3 * 2);
+    /* the classes alone, every pair */
+    for (int o = 0; o < AOT_OP_NCLASSES; o++)
+        for (int t = 0; t < AOT_TY_NCLASSES; t++) {
+            int want = (t == AOT_TY_INT && o <= AOT_OP_BXOR)
+                       || (t == AOT_TY_LOGICAL && (o == AOT_OP_LAND || o == AOT_OP_LOR
+                                                   || o == AOT_OP_LXOR))
+                       || (t == AOT_TY_BYTE && (o == AOT_OP_BAND || o == AOT_OP_BOR
+                                                || o == AOT_OP_BXOR))
+                       || (t == AOT_TY_INT_PAIR && (o == AOT_OP_MINLOC || o == AOT_OP_MAXLOC));
+            ck_assert_int_eq(aot_online_exact(o, t), want);
+        }
+}
+END_TEST
+
 static Suite *online_suite(void)
 {
     Suite *s = suite_create("online");
@@ -790,6 +966,10 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_base);
     tcase_add_test(tc, test_single_candidate);
     tcase_add_test(tc, test_saved_never_slower);
+    tcase_add_test(tc, test_heavy_few_samples);
+    tcase_add_test(tc, test_heavy_close);
+    tcase_add_test(tc, test_budget_cut);
+    tcase_add_test(tc, test_exact_classes);
     suite_add_tcase(s, tc);
     return s;
 }
