@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "aot_agree.h"
+#include "aot_cache.h"
 #include "aot_calib.h"
 #include "aot_govern.h"
 #include "chains.h"
@@ -527,10 +528,45 @@ struct aot_ch_run {
     int fresh;                      /* mode chosen for a start the fast path declined */
     int copy_ran;                   /* copied occurrences since the last look (aot_ch_copy_pays) */
     uint64_t runs[AOT_CHM_N];       /* occurrences per mode */
+    char cache_key[AOT_CACHE_P2P_KEY_LEN];  /* its verdict in the cache of decisions ("": none) */
 };
 
 /* -1: the governor chooses; else the mode AUTOOPT_P2P_MODE forces. */
 static int aot_ch_forced = -1;
+
+/* The chain's verdict of an earlier run (docs/govern.md, "The cache of decisions") is its
+ * governor's starting point.  The key's signature holds what makes the chain the same in another
+ * run and on another rank of the same loop: each member's call site (object and offset, or
+ * file:line), function, tags and bytes; not its peers, buffers or communicator handle. */
+static void aot_ch_run_seed(const struct aot_ch_chain *c, struct aot_ch_run *r)
+{
+    uint64_t h = AOT_CACHE_FNV_BASIS;
+    const struct aot_ch_sig *first = aot_ch_sig_by_id(c->first);
+    int size = 0;
+
+    if (!first || PMPI_Comm_size(first->key.comm, &size) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < c->n; i++) {
+        const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
+        int64_t what[5];
+        if (!m)
+            return;
+        what[0] = m->key.fn;
+        what[1] = m->key.stag;
+        what[2] = m->key.rtag;
+        what[3] = (int64_t) (m->shi - m->slo);
+        what[4] = (int64_t) (m->rhi - m->rlo);
+        h = aot_cache_hash_bytes(h, what, sizeof(what));
+        if (m->file) {
+            h = aot_cache_hash_bytes(h, m->file, strlen(m->file) + 1);
+            h = aot_cache_hash_bytes(h, &m->line, sizeof(m->line));
+        }
+        for (int f = 0; !m->file && f < m->nframes; f++)
+            h = aot_cache_hash_code(h, m->frames[f]);
+    }
+    aot_cache_p2p_key(r->cache_key, sizeof(r->cache_key), size, h);
+    aot_cache_p2p_seed(&r->gov, r->cache_key, aot_ch_mode_names);
+}
 
 /* The governor of a chain at its first start: the modes that cannot apply are excluded, and
  * guarded mode gets its calibrated cost as a prior. */
@@ -572,6 +608,8 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
     aot_calib_measure();
     if (aot_calib.measured)
         aot_explore_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib_guard_cost(pages));
+    if (aot_ch_forced < 0)
+        aot_ch_run_seed(c, r);
     r->mode = aot_gov_mode(&r->gov);
     c->run = r;
     return r;
@@ -1611,6 +1649,10 @@ void aot_chains_finalize(void)
     aot_ch_complete_all();
     aot_ch_probe_finalize();
     AOT_CH_COUNT(probe_mprotects, aot_ch_probe_syscalls());
+    for (int i = 0; aot_ch_forced < 0 && i < aot_ch_L.nall; i++)
+        if (aot_ch_L.all[i] && aot_ch_L.all[i]->run)
+            aot_cache_p2p_keep(&aot_ch_L.all[i]->run->gov, aot_ch_L.all[i]->run->cache_key,
+                               aot_ch_mode_names);
     aot_ch_on = 0;
     __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
 }

@@ -61,7 +61,7 @@ static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
     }
     if (c->has_r && c->r.bytes > bytes)
         bytes = c->r.bytes;
-    mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes, &unfit);
+    mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes, c->comm, &unfit);
     if (mode == AOT_PG_M_NATIVE)
         return aot_cfg.p2p_mode == AOT_P2P_NATIVE ? AOT_PASS_DISABLED
                : unfit                            ? unfit

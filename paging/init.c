@@ -52,6 +52,7 @@ void aot_paging_finalize(void)
     aot_pg_guard_reset();
     aot_pg_on = 0;
     aot_pg_handler_uninstall();
+    aot_pg_sites_keep();
     __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_PAGING, __ATOMIC_RELAXED);
     aot_tls.depth = depth;
 }

@@ -220,15 +220,19 @@ enum { AOT_PG_M_NATIVE, AOT_PG_M_COPY, AOT_PG_M_GUARDED, AOT_PG_NMODES };
 void aot_pg_sites_init(void);
 /* The mode a call at site key runs in now: the period since the site's previous call goes to
  * its governor (or AUTOOPT_P2P_MODE forces a mode).  copy_ok: the call has a send side that may
- * go from a copy; bytes: its size (for the guard's calibrated cost); *unfit: the reason set by
+ * go from a copy; bytes: its size (for the guard's calibrated cost); comm: its communicator (its
+ * size is part of the site's key in the cache of decisions); *unfit: the reason set by
  * aot_pg_site_unfit, else 0 (then the mode is native). */
-int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *unfit);
+int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Comm comm,
+                     int *unfit);
 /* A call of the site could not be converted (why: an AOT_PASS_* reason): without
  * AUTOOPT_P2P_MODE its governor runs only native from now on, and its calls pass for that
  * reason. */
 void aot_pg_site_unfit(const void *key, int why);
 /* Registers the per-site section of the statistics. */
 void aot_pg_sites_stats(void);
+/* At MPI_Finalize: every governed site's verdict into the cache of decisions. */
+void aot_pg_sites_keep(void);
 /* A request of the site completed before the program touched its buffer: the streak ends. */
 void aot_pg_site_untouched(struct aot_pg_site *s);
 /* Called by the fault handler before it waits because of a touch: call-site learning. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "aot_agree.h"
+#include "aot_cache.h"
 #include "aot_calib.h"
 #include "aot_govern.h"
 #include "paging.h"
@@ -35,6 +36,7 @@ struct aot_pg_site {
     int mode;                 /* the mode of the latest call */
     int unfit;                /* aot_pg_site_unfit's reason, 0: none */
     uint64_t runs[AOT_PG_NMODES];
+    char cache_key[AOT_CACHE_P2P_KEY_LEN];  /* its verdict in the cache of decisions */
     struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
 };
@@ -108,10 +110,14 @@ void aot_pg_sites_init(void)
     }
 }
 
-static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes)
+static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes,
+                                    MPI_Comm comm)
 {
     struct aot_gov_params p;
     const size_t pages = aot_calib_span_pages(bytes);
+    uint64_t h = AOT_CACHE_FNV_BASIS;
+    int64_t what[2] = {fn, (int64_t) bytes};
+    int size = 0;
 
     aot_gov_params_default(&p);
     p.nmodes = AOT_PG_NMODES;
@@ -123,11 +129,20 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
     aot_calib_measure();
     if (aot_calib.measured)
         aot_explore_prior(&s->gov, AOT_PG_M_GUARDED, aot_calib_guard_cost(pages));
+    /* the site's verdict of an earlier run is its starting point (docs/govern.md, "The cache
+     * of decisions"): the site (object and offset of its return address, or of its file:line
+     * text), the function and the first call's bytes */
+    if (PMPI_Comm_size(comm, &size) == MPI_SUCCESS) {
+        h = aot_cache_hash_bytes(aot_cache_hash_code(h, s->key), what, sizeof(what));
+        aot_cache_p2p_key(s->cache_key, sizeof(s->cache_key), size, h);
+        aot_cache_p2p_seed(&s->gov, s->cache_key, aot_pg_mode_names);
+    }
     s->fn = fn;
     s->governed = 1;
 }
 
-int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *unfit)
+int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Comm comm,
+                     int *unfit)
 {
     struct aot_pg_site *s;
     int mode;
@@ -155,7 +170,7 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, int *un
     if (!key || !(s = aot_pg_site_get(key)))
         return AOT_PG_M_NATIVE;
     if (!s->governed)
-        aot_pg_site_govern_init(s, fn, copy_ok, bytes);
+        aot_pg_site_govern_init(s, fn, copy_ok, bytes, comm);
     /* an unfit site's governor still counts its occurrences (its votes keep the ranks in
      * step), with every candidate excluded */
     mode = aot_explore_next(&s->gov, s, &s->clock);
@@ -294,4 +309,11 @@ static void aot_pg_sites_json(FILE *f)
 void aot_pg_sites_stats(void)
 {
     aot_stats_section("paging_sites", aot_pg_sites_text, aot_pg_sites_json);
+}
+
+void aot_pg_sites_keep(void)
+{
+    for (const struct aot_pg_site *s = aot_pg_site_list; aot_pg_site_forced < 0 && s; s = s->next)
+        if (s->governed && !s->unfit)
+            aot_cache_p2p_keep(&s->gov, s->cache_key, aot_pg_mode_names);
 }

@@ -45,6 +45,23 @@ void aot_cache_put_local(const char *key, const char *value);
 /* The program's identity for point-to-point keys: "b<build id in hex>" from the executable's
  * ELF note, else "p<hash of its path>.<size in bytes>". */
 const char *aot_cache_program_id(void);
+/* Point-to-point verdicts (docs/govern.md, "The cache of decisions"): a governor of a chain or
+ * converting call site gets the key "p2p <fingerprint> <program id> <comm size> s<signature>",
+ * where the signature hashes what identifies the chain or site across runs and ranks (its call
+ * sites as module + offset, functions, tags, bytes: never addresses of data or peers).
+ * aot_cache_hash_bytes and aot_cache_hash_code (a code or read-only data address: the basename
+ * of its object and the offset in it, so that it is the same under address-space layout
+ * randomization) build the signature; aot_cache_p2p_key writes the key ("" when the cache is
+ * off); aot_cache_p2p_seed seeds g with the cached verdict (aot_gov_seed: its mode name among
+ * names), aot_cache_p2p_keep puts g's verdict (aot_gov_verdict) with aot_cache_put_local. */
+struct aot_gov;
+#define AOT_CACHE_FNV_BASIS 1469598103934665603ull
+#define AOT_CACHE_P2P_KEY_LEN 200
+uint64_t aot_cache_hash_bytes(uint64_t h, const void *data, size_t n);
+uint64_t aot_cache_hash_code(uint64_t h, const void *addr);
+void aot_cache_p2p_key(char *buf, size_t len, int comm_size, uint64_t signature);
+int aot_cache_p2p_seed(struct aot_gov *g, const char *key, const char *const *names);
+void aot_cache_p2p_keep(const struct aot_gov *g, const char *key, const char *const *names);
 /* Hits so far on this rank. */
 uint64_t aot_cache_hits(void);
 

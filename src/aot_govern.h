@@ -184,6 +184,7 @@ struct aot_gov {
     struct aot_gov_vote vote;   /* the latest vote cast */
     uint64_t held;         /* occurrences spent holding */
     uint32_t agreed_n, local_n; /* tallies applied, and votes decided alone */
+    int seeded;            /* aot_gov_seed started it decided on a cached verdict */
     /* Totals. */
     uint64_t periods;
     double total_ns;       /* time governed */
@@ -233,6 +234,19 @@ uint64_t aot_gov_quiet(const struct aot_gov *g);
  * most n times native's measured level (a stretch may span other work, which is not the
  * site's time: the budget is a fraction of the site's own). */
 void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns);
+/* A verdict of an earlier run (the cache of decisions, docs/cache.md) as the starting point,
+ * right after aot_gov_init (and aot_gov_exclude, aot_gov_prior): the governor skips its first
+ * exploration and runs mode as if that exploration had chosen it, then re-checks it on the
+ * usual schedule (the first re-check after recheck_after occurrences, at which the mode stays
+ * unless it clearly lost, params.keep), and the budget accrues meanwhile.  Seeded native runs
+ * quiet until then (aot_gov_quiet).  Never a promise: the re-checks measure every candidate.
+ * Returns 1 when seeded; 0 when mode is out of range or excluded, or the governor has already
+ * run a period (it then goes on as it was). */
+int aot_gov_seed(struct aot_gov *g, int mode);
+/* The verdict to keep for the next run: the mode the latest finished exploration chose, or
+ * the seed before any re-check finished; -1 while the first exploration still runs (nothing
+ * decided yet). */
+int aot_gov_verdict(const struct aot_gov *g);
 /* Whether the governor has settled (not exploring now). */
 int aot_gov_decided(const struct aot_gov *g);
 /* The mode the latest finished exploration chose (native before the first one ends): what the

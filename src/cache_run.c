@@ -16,6 +16,7 @@
  * renamed over it, so a reader never sees half a file, even without the lock).
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -30,6 +31,7 @@
 
 #include "aot_cache.h"
 #include "aot_files.h"
+#include "aot_govern.h"
 #include "aot_log.h"
 #include "aot_state.h"
 #include "aot_stats.h"
@@ -143,14 +145,13 @@ static int aot_cache_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* 64-bit FNV-1a of n bytes, continuing from h. */
-static uint64_t aot_cache_hash(uint64_t h, const void *data, size_t n)
+uint64_t aot_cache_hash_bytes(uint64_t h, const void *data, size_t n)
 {
     const unsigned char *p = data;
     for (size_t i = 0; i < n; i++)
         h = (h ^ p[i]) * 1099511628211ull;
     return h;
 }
-#define AOT_CACHE_FNV 1469598103934665603ull
 
 const char *aot_cache_program_id(void)
 {
@@ -171,9 +172,55 @@ const char *aot_cache_program_id(void)
     if (n <= 0 || stat(exe, &st) != 0)
         st.st_size = 0;
     snprintf(aot_cache.program, sizeof(aot_cache.program), "p%016llx.%lld",
-             (unsigned long long) aot_cache_hash(AOT_CACHE_FNV, exe, strlen(exe)),
+             (unsigned long long) aot_cache_hash_bytes(AOT_CACHE_FNV_BASIS, exe, strlen(exe)),
              (long long) st.st_size);
     return aot_cache.program;
+}
+
+/* ---------------------------------------------------------------- point-to-point */
+
+uint64_t aot_cache_hash_code(uint64_t h, const void *addr)
+{
+    Dl_info di;
+    uintptr_t off = (uintptr_t) addr;
+
+    if (addr && dladdr(addr, &di) && di.dli_fname) {
+        const char *base = strrchr(di.dli_fname, '/');
+        base = base ? base + 1 : di.dli_fname;
+        h = aot_cache_hash_bytes(h, base, strlen(base) + 1);
+        off -= (uintptr_t) di.dli_fbase;
+    }
+    return aot_cache_hash_bytes(h, &off, sizeof(off));
+}
+
+void aot_cache_p2p_key(char *buf, size_t len, int comm_size, uint64_t signature)
+{
+    if (!aot_cache.on || !aot_cache.fp[0]) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, len, "p2p %s %s %d s%016llx", aot_cache.fp, aot_cache_program_id(), comm_size,
+             (unsigned long long) signature);
+}
+
+int aot_cache_p2p_seed(struct aot_gov *g, const char *key, const char *const *names)
+{
+    const char *v = key && key[0] ? aot_cache_get(key) : NULL;
+
+    if (!v)
+        return 0;
+    for (int k = 0; k < g->p.nmodes; k++)
+        if (strcmp(v, names[k]) == 0)
+            return aot_gov_seed(g, k);
+    return 0;
+}
+
+void aot_cache_p2p_keep(const struct aot_gov *g, const char *key, const char *const *names)
+{
+    int v = aot_gov_verdict(g);
+
+    if (key && key[0] && v >= 0)
+        aot_cache_put_local(key, names[v]);
 }
 
 /* ---------------------------------------------------------------- the fingerprint */
@@ -219,7 +266,7 @@ static uint64_t aot_cache_network(void)
                                        "FI_PROVIDER", "UCX_TLS", "UCX_NET_DEVICES"};
     char kinds[32][48];
     int nk = 0;
-    uint64_t h = AOT_CACHE_FNV;
+    uint64_t h = AOT_CACHE_FNV_BASIS;
     DIR *d = opendir("/sys/class/net");
     struct dirent *de;
 
@@ -240,12 +287,12 @@ static uint64_t aot_cache_network(void)
     qsort(kinds, (size_t) nk, sizeof(kinds[0]), aot_cache_cmp_str);
     for (int i = 0; i < nk; i++)
         if (i == 0 || strcmp(kinds[i], kinds[i - 1]) != 0)
-            h = aot_cache_hash(h, kinds[i], strlen(kinds[i]) + 1);
+            h = aot_cache_hash_bytes(h, kinds[i], strlen(kinds[i]) + 1);
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
         const char *v = getenv(vars[i]);
         if (v && *v) {
-            h = aot_cache_hash(h, vars[i], strlen(vars[i]) + 1);
-            h = aot_cache_hash(h, v, strlen(v) + 1);
+            h = aot_cache_hash_bytes(h, vars[i], strlen(vars[i]) + 1);
+            h = aot_cache_hash_bytes(h, v, strlen(v) + 1);
         }
     }
     return h;
@@ -260,7 +307,7 @@ static void aot_cache_make_fingerprint(void)
     int len = 0, nhosts = 0, ppn = 0, uneven = 0;
 
     PMPI_Get_processor_name(name, &len);
-    mine = aot_cache_hash(AOT_CACHE_FNV, name, strlen(name));
+    mine = aot_cache_hash_bytes(AOT_CACHE_FNV_BASIS, name, strlen(name));
     if (aot_world_rank == 0)
         all = malloc((size_t) aot_world_size * sizeof(*all));
     PMPI_Gather(&mine, 1, MPI_UINT64_T, all, all ? 1 : 0, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -282,7 +329,7 @@ static void aot_cache_make_fingerprint(void)
     free(all);
     PMPI_Get_library_version(lib, &len);
     snprintf(aot_cache.fp, sizeof(aot_cache.fp), "m%08x-h%dx%d%s-n%08x",
-             (unsigned) (aot_cache_hash(AOT_CACHE_FNV, lib, strlen(lib)) & 0xffffffffu), nhosts,
+             (unsigned) (aot_cache_hash_bytes(AOT_CACHE_FNV_BASIS, lib, strlen(lib)) & 0xffffffffu), nhosts,
              ppn, uneven ? "u" : "", (unsigned) (aot_cache_network() & 0xffffffffu));
 }
 

@@ -294,6 +294,18 @@ static int aot_gov_next(struct aot_gov *g, int *passed, const struct aot_gov_tal
     return 0;
 }
 
+/* The decided phase begins, in mode; native's latest level is its reference. */
+static void aot_gov_decide(struct aot_gov *g, int mode)
+{
+    g->exploring = 0;
+    g->fill = 0;
+    g->lag = 0;
+    g->chosen = mode;
+    g->since = 0;
+    g->ref_level = g->nat_level;
+    aot_gov_open(g, mode);
+}
+
 static void aot_gov_finish(struct aot_gov *g)
 {
     int best = 0, ran = 0;
@@ -318,15 +330,9 @@ static void aot_gov_finish(struct aot_gov *g)
             if (g->m[k].verdict == AOT_GOV_LOST && g->m[k].unclear &&
                 g->m[k].ratio < 1 - g->p.margin)
                 g->soon = 1;
-    g->exploring = 0;
-    g->fill = 0;
-    g->lag = 0;
-    g->chosen = best;
-    g->since = 0;
-    g->ref_level = g->nat_level;
     if (g->nat_windows)
         g->m[0].period_ns = g->nat_sum / g->nat_windows;
-    aot_gov_open(g, best);
+    aot_gov_decide(g, best);
 }
 
 static double aot_gov_z(const struct aot_gov *g, int k)
@@ -640,7 +646,9 @@ static void aot_gov_recheck(struct aot_gov *g)
 static void aot_gov_settled(struct aot_gov *g, double ns)
 {
     g->since++;
-    if (g->chosen && !g->p.agree) {
+    /* (a seeded governor has no native reference before its first re-check: nothing to watch
+     * against) */
+    if (g->chosen && !g->p.agree && g->ref_level > 0) {
         /* the chosen mode, watched in blocks: back to exploring when it lost its advantage
          * (not when the ranks agree: one rank's exploration alone would cast no votes, and
          * the others would wait for its votes in vain; the scheduled re-checks remain) */
@@ -964,6 +972,36 @@ int aot_gov_mode(const struct aot_gov *g)
     return g->cur;
 }
 
+int aot_gov_seed(struct aot_gov *g, int mode)
+{
+    struct aot_gov_mode *m;
+
+    if (mode < 0 || mode >= g->p.nmodes || g->periods || !g->exploring)
+        return 0;
+    m = &g->m[mode];
+    if (mode > 0 && m->verdict == AOT_GOV_EXCLUDED)
+        return 0;
+    if (mode > 0) {
+        /* a winner not measured in this run: first in the re-check's order, "kept: not clearly
+         * slower" until measured */
+        m->verdict = AOT_GOV_WON;
+        m->unclear = 1;
+        m->ratio = 1 - g->p.margin;
+    }
+    for (int k = 1; k < g->p.nmodes; k++)
+        g->m[k].todo = 0;
+    g->seeded = 1;
+    aot_gov_decide(g, mode);          /* no native level yet: its reference is 0 */
+    return 1;
+}
+
+int aot_gov_verdict(const struct aot_gov *g)
+{
+    if (g->exploring && g->rechecks == 0 && !g->triggers && !g->seeded)
+        return -1;
+    return g->chosen;
+}
+
 int aot_gov_decided(const struct aot_gov *g)
 {
     return !g->exploring;
@@ -1021,6 +1059,13 @@ int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf,
 
     if (len)
         buf[0] = '\0';
+    if (g->seeded && g->rechecks == 0 && !g->triggers) {
+        AOT_GOV_PUT("%s from the cache of an earlier run, not re-checked yet",
+                    names[g->chosen]);
+        if (len && n >= len)
+            buf[len - 1] = '\0';
+        return total;
+    }
     if (g->exploring)
         AOT_GOV_PUT("exploring: ");
     else if (g->p.nmodes == 1)

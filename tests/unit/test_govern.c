@@ -1202,6 +1202,64 @@ START_TEST(winner_kept_at_rechecks)
 }
 END_TEST
 
+/* Seeds (the cache of decisions, docs/cache.md): a cached verdict is the starting point and is
+ * re-checked on the usual schedule, never a promise. */
+static void seed_1(struct aot_gov *g)
+{
+    ck_assert_int_eq(aot_gov_seed(g, 1), 1);
+}
+
+static void seed_0(struct aot_gov *g)
+{
+    ck_assert_int_eq(aot_gov_seed(g, 0), 1);
+}
+
+START_TEST(seeded_verdict_rechecked)
+{
+    static const char *const names[] = {"native", "copied"};
+    struct aot_gov_params p;
+    char buf[256];
+    static struct run r;
+
+    /* a cached winner runs from the first occurrence: no native window before the re-check */
+    struct model md = two(100, 80, 0.05);
+    simulate(&md, 1, 200, &r, seed_1);
+    ck_assert_int_eq(r.ever[0], 0);
+    ck_assert_int_eq(r.ever[1], 200);
+    ck_assert_int_eq(aot_gov_verdict(&r.g), 1);
+    aot_gov_reason(&r.g, names, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "copied from the cache of an earlier run, not re-checked yet");
+    /* still right after its re-check, on every seed, and cheap */
+    expect("seeded winner", &md, 1200, 1, 0.02, seed_1);
+    /* a cached winner that now loses is dropped at the first re-check */
+    md = two(100, 130, 0.05);
+    expect("seeded loser", &md, 1200, 0, 0.05, seed_1);
+    /* cached native runs quiet until its re-check, which finds the winner */
+    md = two(100, 80, 0.05);
+    simulate(&md, 1, 200, &r, seed_0);
+    ck_assert_int_eq(r.ever[1], 0);
+    expect("seeded native", &md, 1200, 1, 0.02, seed_0);
+
+    /* refused: out of range, excluded, after a period; the governor goes on unseeded */
+    gov_two(&r.g, &p);
+    ck_assert_int_eq(aot_gov_verdict(&r.g), -1);
+    ck_assert_int_eq(aot_gov_seed(&r.g, 2), 0);
+    ck_assert_int_eq(aot_gov_seed(&r.g, -1), 0);
+    aot_gov_exclude(&r.g, 1);
+    ck_assert_int_eq(aot_gov_seed(&r.g, 1), 0);
+    gov_two(&r.g, &p);
+    aot_gov_period(&r.g, 100000);
+    ck_assert_int_eq(aot_gov_seed(&r.g, 1), 0);
+    ck_assert_int_eq(aot_gov_decided(&r.g), 0);
+    ck_assert_int_eq(aot_gov_verdict(&r.g), -1);
+    /* seeded native: quiet until the first re-check */
+    gov_two(&r.g, &p);
+    ck_assert_int_eq(aot_gov_seed(&r.g, 0), 1);
+    ck_assert_int_eq(aot_gov_verdict(&r.g), 0);
+    ck_assert_uint_eq(aot_gov_quiet(&r.g), p.recheck_after - 1);   /* after this occurrence */
+}
+END_TEST
+
 static Suite *govern_suite(void)
 {
     Suite *s = suite_create("govern");
@@ -1237,6 +1295,7 @@ static Suite *govern_suite(void)
     tcase_add_test(tc, winner_kept_at_rechecks);
     tcase_add_test(tc, ruled_out_after_measuring);
     tcase_add_test(tc, unclear_winner_rechecked_soon);
+    tcase_add_test(tc, seeded_verdict_rechecked);
     suite_add_tcase(s, tc);
     return s;
 }
