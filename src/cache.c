@@ -24,6 +24,9 @@
 #include "aot_cache.h"
 #include "aot_mem.h"
 
+#define AOT_CACHE_NOT_OURS \
+    "not a cache file of this version (its first line is not \"" AOT_CACHE_HEADER "\")"
+
 int aot_cache_text_ok(const char *s, int is_key)
 {
     size_t n = 0, max = is_key ? AOT_CACHE_MAX_KEY : AOT_CACHE_MAX_VALUE;
@@ -204,13 +207,13 @@ int aot_cache_parse(const char *text, size_t len, struct aot_cache_table *t,
             why = "the last line is cut short (no newline)";
         else if (n >= sizeof(line) || memchr(text + pos, '\0', n))
             why = "too long, or holds a NUL byte";
+        if (why && no == 1)
+            why = AOT_CACHE_NOT_OURS;
         if (!why) {
             memcpy(line, text + pos, n);
             line[n] = '\0';
             if (no == 1)
-                why = strcmp(line, AOT_CACHE_HEADER) != 0 ? "not a cache file of this version "
-                                                            "(its first line is not \""
-                                                            AOT_CACHE_HEADER "\")" : NULL;
+                why = strcmp(line, AOT_CACHE_HEADER) != 0 ? AOT_CACHE_NOT_OURS : NULL;
             else
                 why = aot_cache_line(line, t, &oom);
         }

@@ -328,9 +328,10 @@ static void aot_cache_make_fingerprint(void)
     uneven = nhosts * ppn != aot_world_size;
     free(all);
     PMPI_Get_library_version(lib, &len);
+    mine = aot_cache_hash_bytes(AOT_CACHE_FNV_BASIS, lib, strlen(lib));
     snprintf(aot_cache.fp, sizeof(aot_cache.fp), "m%08x-h%dx%d%s-n%08x",
-             (unsigned) (aot_cache_hash_bytes(AOT_CACHE_FNV_BASIS, lib, strlen(lib)) & 0xffffffffu), nhosts,
-             ppn, uneven ? "u" : "", (unsigned) (aot_cache_network() & 0xffffffffu));
+             (unsigned) (mine & 0xffffffffu), nhosts, ppn, uneven ? "u" : "",
+             (unsigned) (aot_cache_network() & 0xffffffffu));
 }
 
 /* ---------------------------------------------------------------- the file */
@@ -404,9 +405,9 @@ static void aot_cache_stats_text(FILE *f)
         return;
     }
     fprintf(f, "  cache of decisions: %s (%s, %zu entries), fingerprint %s: %llu decision%s "
-               "from the cache on rank 0, %zu put\n", aot_cache.path, aot_cache.state,
+               "from the cache on rank 0, %zu put by rank 0\n", aot_cache.path, aot_cache.state,
             aot_cache.read.n, aot_cache.fp, (unsigned long long) aot_cache.hits,
-            aot_cache.hits == 1 ? "" : "s", aot_cache.puts.n);
+            aot_cache.hits == 1 ? "" : "s", aot_cache.puts.n + aot_cache.local.n);
     for (int i = 0; i < aot_cache.nhit_keys; i++)
         fprintf(f, "    from the cache: %s\n", aot_cache.hit_keys[i]);
 }
@@ -418,7 +419,7 @@ static void aot_cache_stats_json(FILE *f)
     fprintf(f, ", \"state\": \"%s\", \"entries\": %zu, \"fingerprint\": \"%s\", "
                "\"hits\": %llu, \"puts\": %zu, \"hit_keys\": [", aot_cache.state,
             aot_cache.read.n, aot_cache.fp, (unsigned long long) aot_cache.hits,
-            aot_cache.puts.n);
+            aot_cache.puts.n + aot_cache.local.n);
     for (int i = 0; i < aot_cache.nhit_keys; i++) {
         fprintf(f, "%s", i ? ", " : "");
         aot_stats_json_string(f, aot_cache.hit_keys[i]);
