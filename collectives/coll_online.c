@@ -117,6 +117,39 @@ static int aot_online_add_rule(const struct aot_tuning *t, enum aot_coll_kind ki
     return aot_online_add(out, n, max, &c, comm_size, commutative);
 }
 
+/* Of t's rules for kind that hold for the communicator (its size and, for a qualified rule,
+ * its shape), the one whose bytes range lies nearest to bytes (by ratio), or NULL: a call
+ * beyond every measured size starts from the nearest measured size's choice. */
+static const struct aot_tuning_rule *aot_online_nearest(const struct aot_tuning *t,
+                                                        enum aot_coll_kind kind, int comm_size,
+                                                        int nhosts, int ppn, uint64_t bytes)
+{
+    const struct aot_tuning_rule *best = NULL;
+    double best_d = HUGE_VAL, b = bytes ? (double) bytes : 1;
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct aot_tuning_rule *r = &t->rules[i];
+        double d;
+        if ((int) r->kind != (int) kind || comm_size < r->ranks_lo || comm_size > r->ranks_hi)
+            continue;
+        if (aot_tuning_rule_shaped(r)
+            && (nhosts <= 0 || (r->hosts_lo && (nhosts < r->hosts_lo || nhosts > r->hosts_hi))
+                || (r->ppn_lo && (ppn < r->ppn_lo || ppn > r->ppn_hi))))
+            continue;
+        if (bytes < r->bytes_lo)
+            d = (double) r->bytes_lo / b;
+        else if (bytes > r->bytes_hi)
+            d = b / (r->bytes_hi ? (double) r->bytes_hi : 1);
+        else
+            d = 1;
+        if (d < best_d) {
+            best_d = d;
+            best = r;
+        }
+    }
+    return best;
+}
+
 int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size, int nhosts,
                           int ppn, int commutative, const struct aot_tuning *t,
                           uint64_t shm_bytes, struct aot_coll_choice *out, int max, int *base)
@@ -149,6 +182,13 @@ int aot_online_candidates(enum aot_coll_kind kind, uint64_t bytes, int comm_size
             n = aot_online_add_rule(t, kind, comm_size, nhosts, ppn, bytes, r->ranks_hi + 1,
                                     commutative, out, n, max);
         return n;
+    }
+    if (t && (r = aot_online_nearest(t, kind, comm_size, nhosts, ppn, bytes))) {
+        /* no rule for these bytes: the nearest measured size's choice is a candidate (not the
+         * base: it was not measured for them), first after native */
+        c.alg = r->alg;
+        c.param = r->param;
+        n = aot_online_add(out, n, max, &c, comm_size, commutative);
     }
     if (shm_bytes && bytes <= shm_bytes)
         n = aot_online_add_specs(kind, "shm", comm_size, commutative, out, n, max);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aot_cache.h"
 #include "aot_config.h"
 #include "aot_files.h"
 #include "aot_log.h"
@@ -134,6 +135,48 @@ int aot_online_tunes(MPI_Op op, MPI_Datatype dt)
     return aot_online_all || aot_online_exact(aot_online_op_class(op), aot_online_type_class(dt));
 }
 
+/* The cache's key of an online key ("coll <fingerprint> <ranks> <collective> <bucket>
+ * <commutative>", docs/online.md), or 0 when the cache is off. */
+static int aot_online_cache_key(char *buf, size_t len, int size, int kind, int bucket,
+                                int commutative)
+{
+    const char *fp = aot_cache_fingerprint();
+
+    if (!fp || !*fp)
+        return 0;
+    snprintf(buf, len, "coll %s %d %s %d %d", fp, size, aot_coll_kind_names[kind], bucket,
+             commutative != 0);
+    return 1;
+}
+
+/* A cached choice for the key (the same on every rank: rank 0's cache is broadcast) becomes
+ * its base: a candidate already there, or one added (in place of the last when full).  Checked
+ * as any candidate (a name that no longer parses, or a restriction, is ignored). */
+static void aot_online_cached_base(enum aot_coll_kind kind, const struct aot_online_comm *o,
+                                   uint64_t bytes, int commutative, struct aot_coll_choice *cand,
+                                   int *n, int *base)
+{
+    struct aot_coll_choice c;
+    char key[256], err[256];
+    const char *v;
+    int i;
+
+    if (!aot_online_cache_key(key, sizeof(key), o->size, kind, aot_online_bucket(bytes),
+                              commutative)
+        || !(v = aot_cache_get(key))
+        || aot_coll_parse_choice(kind, v, &c, err, sizeof(err)) != 0
+        || aot_coll_check(c.alg, o->size, commutative) != 0)
+        return;
+    for (i = 0; i < *n; i++)
+        if (cand[i].alg == c.alg && cand[i].param == c.param)
+            break;
+    if (i == *n) {
+        i = *n < AOT_ONLINE_MAXCAND ? (*n)++ : AOT_ONLINE_MAXCAND - 1;
+        cand[i] = c;
+    }
+    *base = i;
+}
+
 /* A key for this call: its candidates are fixed when it is made, from values every rank of
  * the communicator shares (the size, the bytes, the operation, the tuning table, the
  * communicator's hosts: the table's rules qualified by a shape apply to it, and on one host
@@ -152,6 +195,7 @@ static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind,
     n = aot_online_candidates(kind, bytes, o->size, o->nhosts, o->ppn, commutative, pol->tuning,
                               o->nhosts == 1 ? (uint64_t) AOT_SHM_SLOT : 0, cand,
                               AOT_ONLINE_MAXCAND, &base);
+    aot_online_cached_base(kind, o, bytes, commutative, cand, &n, &base);
     aot_online_init(k, cand, n, base, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
     aot_online_set_budget(k, AOT_ONLINE_BUDGET, AOT_ONLINE_ALLOWANCE, &o->ledger);
     return k;
@@ -699,6 +743,25 @@ out:
     return rc;
 }
 
+/* Rank 0: every decided key whose ranks agree goes into the cache of decisions: its winner
+ * where it was measured faster than native, else native (aot_online_saved). */
+static void aot_online_keep(void)
+{
+    for (int i = 0; i < aot_online_nentries; i++) {
+        const struct aot_online_entry *e = &aot_online_table[i];
+        struct aot_coll_choice in_force = {e->r.alg, (long) e->r.param}, saved;
+        char key[256], note[160], name[128];
+        if (!e->agree || e->r.tried == 0 || e->r.phase == AOT_ONLINE_EXPLORING
+            || !aot_online_cache_key(key, sizeof(key), e->r.size, e->r.kind, e->r.bucket,
+                                     e->r.commutative))
+            continue;
+        aot_online_saved(e->r.kind, &in_force, e->r.native_s, e->r.winner_s, e->r.tried,
+                         e->r.calls, &saved, note, sizeof(note));
+        aot_coll_format_choice(&saved, name, sizeof(name));
+        aot_cache_put(key, name);
+    }
+}
+
 void aot_online_finish(void)
 {
     struct aot_online_rec *mine = NULL, *all = NULL;
@@ -727,6 +790,7 @@ void aot_online_finish(void)
         for (int r = 0; r < aot_world_size; r++)
             counts[r] /= (int) sizeof(*all);
         aot_online_merge(all, counts, aot_world_size);
+        aot_online_keep();
         if (aot_cfg.tune_save)
             aot_online_save(aot_cfg.tune_save);
     }

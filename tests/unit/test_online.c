@@ -193,6 +193,13 @@ START_TEST(test_candidates_table)
     ck_assert_int_eq(base, 0);
     ck_assert_str_eq(alg_name(&out[1]), "shm");
     ck_assert_int_gt(n, 3);
+    /* beyond every size the table measured (4 ranks, 1 MiB; the last rule ends at 35731): the
+     * nearest rule's choice, ring, first after native, not the base; then the default set */
+    n = aot_online_candidates(AOT_COLL_ALLREDUCE, 1 << 20, 4, 0, 0, 1, &t, 0, out,
+                              AOT_ONLINE_MAXCAND, &base);
+    ck_assert_int_eq(base, 0);
+    ck_assert_str_eq(alg_name(&out[1]), "ring");
+    ck_assert_int_gt(n, 2);
     aot_tuning_free(&t);
 }
 END_TEST

@@ -463,6 +463,7 @@ static char *run_alg(const struct opts *o, const char *spec, int use_yield)
             _exit(127);
         }
         setenv("LD_PRELOAD", preload, 1);
+        setenv("AUTOOPT_TUNE", "off", 1);   /* each spec alone, no online tuning beside it */
         if (!strcmp(spec, "tuned"))
             setenv("AUTOOPT_TUNING", o->tuning, 1);
         else

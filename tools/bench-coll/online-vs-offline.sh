@@ -60,8 +60,8 @@ run() {   # mode, env...  (a mode ending in 0 runs the baseline's library)
 echo "# online_loop $iters iterations, $ranks ranks, shared memory, yield-when-idle (tools/yield) in every mode; $(date -u +%FT%TZ); $(uname -n); load average $(cut -d' ' -f1-3 /proc/loadavg)${baseline:+; baseline $baseline}; offline $file; seeded from $seed" | tee "$out/raw.txt"
 run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none AUTOOPT_TUNE_SAVE="$saved"
 for j in $(seq 1 "$jobs"); do
-    run native AUTOOPT_TUNING=none
-    run offline AUTOOPT_TUNING="$file"
+    run native AUTOOPT_TUNE=off AUTOOPT_TUNING=none
+    run offline AUTOOPT_TUNE=off AUTOOPT_TUNING="$file"
     run online AUTOOPT_TUNE=online AUTOOPT_TUNING=none
     run seeded AUTOOPT_TUNE=online AUTOOPT_TUNING="$seed"
     if [ -n "$baseline" ]; then

@@ -1367,6 +1367,7 @@ int main(int argc, char **argv)
     setenv("AUTOOPT_CONVERT", "0", 1);
     setenv("AUTOOPT_CHAINS", "0", 1);
     setenv("AUTOOPT_COLLECTIVES", "1", 1);
+    setenv("AUTOOPT_TUNE", "off", 1);   /* native must be MPI's own, not tuned online */
     unsetenv("AUTOOPT_TUNING");
     unsetenv("AUTOOPT_TRACE");
     unsetenv("AUTOOPT_STATS");

@@ -610,7 +610,7 @@ class Runner:
                "paging": {"AUTOOPT_CONVERT": "1", "AUTOOPT_CHAINS": "0"},
                "chains": chains,
                "turns": chains,
-               "tuned": {"AUTOOPT_COLLECTIVES": "1"},
+               "tuned": {"AUTOOPT_COLLECTIVES": "1", "AUTOOPT_TUNE": "off"},
                "online": {"AUTOOPT_COLLECTIVES": "1", "AUTOOPT_TUNE": "online",
                           "AUTOOPT_TUNING": "none"}}[mode]
         tuning = self.o["tuning"] or self.tuning.get(platform)
