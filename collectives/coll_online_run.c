@@ -87,9 +87,10 @@ void aot_online_start(const struct aot_coll_policy *pol, int all)
 
 enum aot_online_op_class aot_online_op_class(MPI_Op op)
 {
+    /* the common ones first: a call that goes straight to MPI asks at every call */
     static const struct { MPI_Op op; enum aot_online_op_class c; } ops[] = {
-        {MPI_SUM, AOT_OP_SUM}, {MPI_PROD, AOT_OP_PROD}, {MPI_MIN, AOT_OP_MIN},
-        {MPI_MAX, AOT_OP_MAX}, {MPI_LAND, AOT_OP_LAND}, {MPI_LOR, AOT_OP_LOR},
+        {MPI_SUM, AOT_OP_SUM}, {MPI_MAX, AOT_OP_MAX}, {MPI_MIN, AOT_OP_MIN},
+        {MPI_PROD, AOT_OP_PROD}, {MPI_LAND, AOT_OP_LAND}, {MPI_LOR, AOT_OP_LOR},
         {MPI_LXOR, AOT_OP_LXOR}, {MPI_BAND, AOT_OP_BAND}, {MPI_BOR, AOT_OP_BOR},
         {MPI_BXOR, AOT_OP_BXOR}, {MPI_MINLOC, AOT_OP_MINLOC}, {MPI_MAXLOC, AOT_OP_MAXLOC},
     };
@@ -104,7 +105,7 @@ enum aot_online_op_class aot_online_op_class(MPI_Op op)
 enum aot_online_type_class aot_online_type_class(MPI_Datatype dt)
 {
     static const struct { MPI_Datatype dt; enum aot_online_type_class c; } types[] = {
-        {MPI_INT, AOT_TY_INT}, {MPI_LONG, AOT_TY_INT}, {MPI_SHORT, AOT_TY_INT},
+        {MPI_DOUBLE, AOT_TY_FLOAT}, {MPI_INT, AOT_TY_INT}, {MPI_FLOAT, AOT_TY_FLOAT}, {MPI_LONG, AOT_TY_INT}, {MPI_SHORT, AOT_TY_INT},
         {MPI_UNSIGNED_SHORT, AOT_TY_INT}, {MPI_UNSIGNED, AOT_TY_INT},
         {MPI_UNSIGNED_LONG, AOT_TY_INT}, {MPI_LONG_LONG_INT, AOT_TY_INT},
         {MPI_LONG_LONG, AOT_TY_INT}, {MPI_UNSIGNED_LONG_LONG, AOT_TY_INT},
@@ -113,7 +114,7 @@ enum aot_online_type_class aot_online_type_class(MPI_Datatype dt)
         {MPI_INT64_T, AOT_TY_INT}, {MPI_UINT8_T, AOT_TY_INT}, {MPI_UINT16_T, AOT_TY_INT},
         {MPI_UINT32_T, AOT_TY_INT}, {MPI_UINT64_T, AOT_TY_INT}, {MPI_AINT, AOT_TY_INT},
         {MPI_OFFSET, AOT_TY_INT}, {MPI_COUNT, AOT_TY_INT},
-        {MPI_FLOAT, AOT_TY_FLOAT}, {MPI_DOUBLE, AOT_TY_FLOAT}, {MPI_LONG_DOUBLE, AOT_TY_FLOAT},
+        {MPI_LONG_DOUBLE, AOT_TY_FLOAT},
         {MPI_C_FLOAT_COMPLEX, AOT_TY_COMPLEX}, {MPI_C_COMPLEX, AOT_TY_COMPLEX},
         {MPI_C_DOUBLE_COMPLEX, AOT_TY_COMPLEX}, {MPI_C_LONG_DOUBLE_COMPLEX, AOT_TY_COMPLEX},
         {MPI_C_BOOL, AOT_TY_LOGICAL}, {MPI_BYTE, AOT_TY_BYTE},

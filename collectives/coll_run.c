@@ -227,17 +227,28 @@ static void aot_decide_cached(enum aot_coll_kind kind, const struct aot_coll_sha
  * (state lookup, type size, decision, counters) cost 30-40 ns a call, three times a one-rank
  * MPI_Bcast, and is the default configuration's.  Recomputed whenever the policy changes. */
 static unsigned char aot_plain[AOT_COLL_NKINDS];
+/* The same under AUTOOPT_TUNE=exact (the default) for allreduce and reduce, for the calls whose
+ * result depends on the order of operations (floating-point sums...): online tuning leaves
+ * them alone, so with nothing else to decide they go straight to MPI too (aot_plain_inexact_call).
+ * Counted with callgrind (2 ranks, 8-byte MPI_DOUBLE MPI_SUM allreduce, 2026-12-07): 518
+ * instructions a call in libautoopt through the full path, against 87 for AUTOOPT_TUNE=off. */
+static unsigned char aot_plain_inexact[AOT_COLL_NKINDS];
 static int aot_memo_on;       /* aot_memo_call may answer (below) */
 
 static void aot_plain_update(void)
 {
-    aot_memo_on = !aot_cfg.tune_online && !aot_cfg.trace_dir && aot_cfg.verbose < 1;
-    for (int k = 0; k < AOT_COLL_NKINDS; k++)
-        aot_plain[k] = aot_memo_on && aot_policy.forced[k] < 0
-                       && !(aot_policy.reproducible
-                            && (k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE))
-                       && (!aot_policy.tuning
-                           || aot_tuning_covers(aot_policy.tuning, k, 1) < 0);
+    int quiet = !aot_cfg.trace_dir && aot_cfg.verbose < 1;
+
+    aot_memo_on = !aot_cfg.tune_online && quiet;
+    for (int k = 0; k < AOT_COLL_NKINDS; k++) {
+        int fixed = aot_policy.forced[k] < 0
+                    && !(aot_policy.reproducible
+                         && (k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE))
+                    && (!aot_policy.tuning || aot_tuning_covers(aot_policy.tuning, k, 1) < 0);
+        aot_plain[k] = aot_memo_on && fixed;
+        aot_plain_inexact[k] = quiet && fixed && aot_cfg.tune_online == AOT_TUNE_EXACT
+                               && (k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE);
+    }
 }
 
 /* A call that goes straight to MPI, counted as aot_pick counts a native choice; returns 1. */
@@ -252,6 +263,14 @@ static inline int aot_count_straight(enum aot_coll_kind kind, int fn)
 static inline int aot_plain_call(enum aot_coll_kind kind, int fn)
 {
     return aot_plain[kind] && aot_count_straight(kind, fn);
+}
+
+/* 1 when a reduction of kind with op on dt goes straight to MPI (counted): AUTOOPT_TUNE=exact
+ * does not tune it, and nothing else would choose for it. */
+static inline int aot_plain_inexact_call(enum aot_coll_kind kind, int fn, MPI_Op op,
+                                         MPI_Datatype dt)
+{
+    return aot_plain_inexact[kind] && !aot_online_tunes(op, dt) && aot_count_straight(kind, fn);
 }
 
 /* The same for a collective the tuning file routes, at a call like the thread's previous one
@@ -699,6 +718,7 @@ int aot_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     struct aot_coll_ctx ctx;
 
     if (aot_plain_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce)
+        || aot_plain_inexact_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, op, dt)
         || count < 0 || aot_coll_type_size(dt, &tsz) != MPI_SUCCESS
         || aot_op_commutative(op, &commute) != MPI_SUCCESS
         || (memo = aot_memo_call(AOT_COLL_ALLREDUCE, AOT_FN_MPI_Allreduce, comm,
@@ -763,7 +783,8 @@ int aot_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     int tsz, commute, rc;
     struct aot_coll_ctx ctx;
 
-    if (aot_plain_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce))   /* in-place workaround: native.c */
+    if (aot_plain_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce)   /* in-place workaround: native.c */
+        || aot_plain_inexact_call(AOT_COLL_REDUCE, AOT_FN_MPI_Reduce, op, dt))
         return aot_reduce_pmpi(sbuf, rbuf, count, dt, op, root, comm);
     if (count < 0 || root < 0 || aot_coll_type_size(dt, &tsz) != MPI_SUCCESS
         || aot_op_commutative(op, &commute) != MPI_SUCCESS)
