@@ -19,7 +19,7 @@ want="autoopt-tune --coll allreduce,bcast,alltoall,alltoallv --sizes 4-131072 --
 head -n 1 "$out.dry" | grep -q "$want\$" \
     || fail "dry run: the first command is not the tuning run: $(head -n 1 "$out.dry")"
 tuned=$(grep -c 'AUTOOPT_COLLECTIVES 1' "$out.dry")
-with_file=$(grep -c "AUTOOPT_COLLECTIVES 1 -genv AUTOOPT_TUNING $tune " "$out.dry")
+with_file=$(grep -c "AUTOOPT_COLLECTIVES 1 -genv AUTOOPT_TUNE off -genv AUTOOPT_TUNING $tune " "$out.dry")
 [ "$tuned" -ge 4 ] && [ "$tuned" -eq "$with_file" ] \
     || fail "dry run: $with_file of $tuned tuned runs name $tune"
 "$bench" --quick --platform shm --example sor --dry-run --out "$out" >"$out.dry" \

@@ -36,8 +36,8 @@ fi
     echo "sor: n=8 grid=1x2 mode=sendrecv iters=1 avg_iter_us=$t residual=1.0e+00 checksum=$sum"
 EOF
 chmod +x "$work/examples/sor"
-run() {       # DEMO_FAKE -> output in $work/$1.out, status in rc
-    DEMO_FAKE=$1 AUTOOPT_STATS=1 AUTOOPT_VERBOSE=1 "$demo" --build "$work" -n 2 \
+run() {       # DEMO_FAKE -> output in $work/$1.out, status in rc (ctest's AUTOOPT_CACHE=off unset)
+    env -u AUTOOPT_CACHE DEMO_FAKE=$1 AUTOOPT_STATS=1 AUTOOPT_VERBOSE=1 "$demo" --build "$work" -n 2 \
         --examples sor --no-explain --min-rounds 2 >"$work/$1.out" 2>&1
     rc=$?
     sed "s/^/[$1] /" "$work/$1.out"
