@@ -96,6 +96,16 @@
  * expected loss (never tried: one base call per call of its turn). */
 #define AOT_ONLINE_BUDGET 0.01
 #define AOT_ONLINE_ALLOWANCE 2.0
+/* AUTOOPT_TUNE=exact: a key whose base costs less than this (seconds, agreed in the warm-up)
+ * stays on it (aot_online_set_floor).  Measured 2026-12-07, 4 ranks on 2 cores (yield), a loop
+ * of four 8-byte collectives of 11-13 us each: tuning them made the loop 1.06-1.10x slower than
+ * AUTOOPT_TUNE=off (the winners' gains of a few microseconds did not pay the tuning) */
+#define AOT_ONLINE_FLOOR 50e-6
+/* AUTOOPT_TUNE=exact: calls of fewer bytes (the decision's, docs/collectives.md) are not
+ * tuned online: they take the policy's choice through the decision memory (coll_run.c), as
+ * with AUTOOPT_TUNE=off.  The same loop took 1.07x off's time with the floor alone: the
+ * online path (key, phase, agreement checks) costs about 170 instructions a call */
+#define AOT_ONLINE_MIN_BYTES 256
 /* Size of the buffer the runner reduces: the largest round or window. */
 #define AOT_ONLINE_AGREE_MAX AOT_ONLINE_WINMAX
 #if AOT_ONLINE_MAXCAND * AOT_ONLINE_REPS > AOT_ONLINE_AGREE_MAX
@@ -113,6 +123,8 @@ enum aot_online_phase {
     AOT_ONLINE_MONITORING,
     AOT_ONLINE_FIXED         /* one candidate only: nothing to choose */
 };
+/* What the statistics report for a FIXED key that stayed on its base below the floor. */
+#define AOT_ONLINE_FLOORED (AOT_ONLINE_FIXED + 1)
 
 struct aot_online_key {
     int ncand;
@@ -151,6 +163,9 @@ struct aot_online_key {
     double noise;            /* the largest relative spread of one candidate's samples */
     /* the budget (aot_online_set_budget); budget <= 0: none (the unit tests' sessions) */
     double budget, allowance;
+    /* a base cheaper than this (seconds; 0: no floor) does not explore: aot_online_set_floor */
+    double floor;
+    int floored;             /* stayed on its base: its cost was below the floor */
     double *ledger;          /* loss charged so far, seconds: the communicator's, shared */
     double own_ledger;
     double elapsed;          /* agreed time since MPI_Init at the latest agreement, seconds
@@ -182,6 +197,12 @@ static inline int aot_online_ready(const struct aot_online_key *k)
 
 /* The exploration budget: budget x elapsed + allowance x the base's cost, less what *ledger
  * (shared by the keys of a communicator; NULL: the key's own) holds. */
+/* The key stays on its base, unexplored and unmonitored (phase FIXED), when the base's agreed
+ * cost in the warm-up is below floor seconds: a call that cheap gains too little for what
+ * tuning it costs (the path through the key, the timing, the agreements, the candidates'
+ * turns).  AUTOOPT_TUNE=exact sets AOT_ONLINE_FLOOR; online sets none. */
+void aot_online_set_floor(struct aot_online_key *k, double floor);
+
 void aot_online_set_budget(struct aot_online_key *k, double budget, double allowance,
                            double *ledger);
 

@@ -268,6 +268,11 @@ void aot_online_init(struct aot_online_key *k, const struct aot_coll_choice *can
     k->ledger = &k->own_ledger;
 }
 
+void aot_online_set_floor(struct aot_online_key *k, double floor)
+{
+    k->floor = floor > 0 ? floor : 0;
+}
+
 void aot_online_set_budget(struct aot_online_key *k, double budget, double allowance,
                            double *ledger)
 {
@@ -589,6 +594,12 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
         /* the base's cost: which waiting key explores first */
         memcpy(x, agreed, (size_t) n * sizeof(*x));
         k->cost = aot_online_score(x, n);
+        if (k->cost < k->floor) {
+            /* too cheap to tune: the base stays, nothing more is timed or agreed */
+            k->phase = AOT_ONLINE_FIXED;
+            k->winner = k->base;
+            k->floored = 1;
+        }
         return;
     }
     if (k->phase == AOT_ONLINE_EXPLORING) {

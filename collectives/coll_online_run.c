@@ -199,6 +199,8 @@ static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind,
     aot_online_cached_base(kind, o, bytes, commutative, cand, &n, &base);
     aot_online_init(k, cand, n, base, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
     aot_online_set_budget(k, AOT_ONLINE_BUDGET, AOT_ONLINE_ALLOWANCE, &o->ledger);
+    if (!aot_online_all)
+        aot_online_set_floor(k, AOT_ONLINE_FLOOR);
     return k;
 }
 
@@ -459,7 +461,7 @@ static int aot_online_records(const struct aot_online_comm *o, struct aot_online
                 struct aot_online_rec *r;
                 if (!k)
                     continue;
-                if (k->tried == 0 && k->phase != AOT_ONLINE_EXPLORING) {
+                if (k->tried == 0 && k->phase != AOT_ONLINE_EXPLORING && !k->floored) {
                     (*warming)++;
                     continue;
                 }
@@ -478,7 +480,7 @@ static int aot_online_records(const struct aot_online_comm *o, struct aot_online
                 r->size = o->size;
                 r->bucket = b;
                 r->commutative = cm;
-                r->phase = k->phase;
+                r->phase = k->floored ? AOT_ONLINE_FLOORED : (int) k->phase;
                 r->tried = k->tried;
                 r->switches = k->switches;
                 r->reexplored = k->reexplored;
@@ -488,6 +490,11 @@ static int aot_online_records(const struct aot_online_comm *o, struct aot_online
                 r->explore_calls = k->explore_calls;
                 r->native_s = k->score[0];
                 r->winner_s = k->score[k->winner];
+                if (k->floored) {
+                    /* the base's agreed cost is its only score */
+                    r->winner_s = k->cost;
+                    r->native_s = k->base == 0 ? k->cost : -1;
+                }
             }
     return 0;
 }
@@ -809,6 +816,7 @@ static const char *aot_online_phase_name(int phase)
     case AOT_ONLINE_EXPLORING: return "exploring";
     case AOT_ONLINE_MONITORING: return "monitoring";
     case AOT_ONLINE_FIXED: return "fixed";
+    case AOT_ONLINE_FLOORED: return "too-cheap";
     default: return "warm-up";
     }
 }

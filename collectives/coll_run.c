@@ -239,13 +239,15 @@ static void aot_plain_update(void)
 {
     int quiet = !aot_cfg.trace_dir && aot_cfg.verbose < 1;
 
-    aot_memo_on = !aot_cfg.tune_online && quiet;
+    /* AUTOOPT_TUNE=exact leaves the calls under AOT_ONLINE_MIN_BYTES, and the reductions
+     * whose result depends on the order, to the policy: the memory answers those */
+    aot_memo_on = aot_cfg.tune_online != AOT_TUNE_ONLINE && quiet;
     for (int k = 0; k < AOT_COLL_NKINDS; k++) {
         int fixed = aot_policy.forced[k] < 0
                     && !(aot_policy.reproducible
                          && (k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE))
                     && (!aot_policy.tuning || aot_tuning_covers(aot_policy.tuning, k, 1) < 0);
-        aot_plain[k] = aot_memo_on && fixed;
+        aot_plain[k] = !aot_cfg.tune_online && quiet && fixed;
         aot_plain_inexact[k] = quiet && fixed && aot_cfg.tune_online == AOT_TUNE_EXACT
                                && (k == AOT_COLL_ALLREDUCE || k == AOT_COLL_REDUCE);
     }
@@ -523,7 +525,8 @@ static void aot_choose(struct aot_comm_state *s, MPI_Comm comm, enum aot_coll_ki
 
     commutative &= 1;
     oc->k = NULL;
-    if (!inexact && aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
+    if (!inexact && (aot_cfg.tune_online != AOT_TUNE_EXACT || bytes >= AOT_ONLINE_MIN_BYTES)
+        && aot_pick_online(s, comm, kind, fn, bytes, commutative, c, oc))
         return;
     if (inexact && aot_builtin_exact_only && aot_policy.forced[kind] < 0
         && !aot_policy.reproducible) {

@@ -574,6 +574,41 @@ START_TEST(test_warmup_cost)
 }
 END_TEST
 
+/* aot_online_set_floor (AUTOOPT_TUNE=exact): a key whose agreed warm-up cost is below the
+ * floor stays on its base for good, untimed and never agreed again; one above it (or without
+ * a floor) waits to explore as before. */
+START_TEST(test_floor)
+{
+    static struct sim s;
+
+    for (int above = 0; above < 2; above++) {
+        uint64_t agreed;
+        sim_init_base(&s, 3, 2, 16, 1.1);
+        for (int r = 0; r < NRANKS; r++)
+            aot_online_set_floor(&s.k[r], above ? 1e-9 : 1e-3);   /* costs are ~10 us */
+        for (int i = 0; i < AOT_ONLINE_WARMUP - 1; i++)
+            ck_assert_int_eq(sim_call(&s, time_by_call), 2);
+        for (int r = 0; r < NRANKS; r++) {
+            ck_assert(s.k[r].cost > 1e-9 && s.k[r].cost < 1e-3);
+            ck_assert_int_eq(s.k[r].phase, above ? AOT_ONLINE_WARMING : AOT_ONLINE_FIXED);
+            ck_assert_int_eq(s.k[r].floored, !above);
+        }
+        agreed = s.k[0].agreements;
+        for (int i = 0; i < 200; i++) {
+            int alg = sim_call(&s, time_by_call);
+            if (!above) {
+                ck_assert_int_eq(alg, 2);
+                ck_assert_int_eq(s.k[0].timed, 0);
+            }
+        }
+        if (above)
+            ck_assert(s.k[0].phase != AOT_ONLINE_WARMING && s.k[0].explore_calls > 0);
+        else
+            ck_assert_int_eq((int) (s.k[0].agreements - agreed), 0);
+    }
+}
+END_TEST
+
 /* aot_online_pick: the ready key whose base costs most, the first of equals; keys still
  * warming up, exploring or decided are not picked; a cost not agreed counts as nothing. */
 START_TEST(test_pick)
@@ -969,6 +1004,7 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_one_explorer);
     tcase_add_test(tc, test_race);
     tcase_add_test(tc, test_warmup_cost);
+    tcase_add_test(tc, test_floor);
     tcase_add_test(tc, test_pick);
     tcase_add_test(tc, test_base);
     tcase_add_test(tc, test_single_candidate);
