@@ -166,6 +166,8 @@ struct aot_online_key {
     /* a base cheaper than this (seconds; 0: no floor) does not explore: aot_online_set_floor */
     double floor;
     int floored;             /* stayed on its base: its cost was below the floor */
+    int seeded;              /* runs a cached choice (aot_online_seed): 1 until its first
+                              * window is agreed, 2 until its second, then it explores */
     double *ledger;          /* loss charged so far, seconds: the communicator's, shared */
     double own_ledger;
     double elapsed;          /* agreed time since MPI_Init at the latest agreement, seconds
@@ -202,6 +204,14 @@ static inline int aot_online_ready(const struct aot_online_key *k)
  * tuning it costs (the path through the key, the timing, the agreements, the candidates'
  * turns).  AUTOOPT_TUNE=exact sets AOT_ONLINE_FLOOR; online sets none. */
 void aot_online_set_floor(struct aot_online_key *k, double floor);
+
+/* The key's base came from the cache of decisions (an earlier run's choice): it runs from the
+ * first call, without warm-up or exploration, monitored; the first monitor window gives its
+ * score, and at the end of the second (win0 + 2 win0 timed calls, one call in
+ * AOT_ONLINE_SAMPLE: 384 calls by default, the p2p governor's first re-check is at 256) the
+ * key explores as any other, the cached choice among the candidates: a starting point,
+ * re-checked, never a promise.  A key with one candidate stays FIXED. */
+void aot_online_seed(struct aot_online_key *k);
 
 void aot_online_set_budget(struct aot_online_key *k, double budget, double allowance,
                            double *ledger);

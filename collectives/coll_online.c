@@ -273,6 +273,18 @@ void aot_online_set_floor(struct aot_online_key *k, double floor)
     k->floor = floor > 0 ? floor : 0;
 }
 
+void aot_online_seed(struct aot_online_key *k)
+{
+    if (k->ncand < 2 || k->calls > 0)
+        return;
+    k->phase = AOT_ONLINE_MONITORING;
+    k->winner = k->base;
+    k->second = -1;
+    k->seeded = 1;
+    k->n = 0;
+    k->want = k->win0;
+}
+
 void aot_online_set_budget(struct aot_online_key *k, double budget, double allowance,
                            double *ledger)
 {
@@ -616,6 +628,21 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
     double last = aot_online_score(x + n - nl, nl);
     double mean = aot_online_score(x, n);
     k->n = 0;
+    if (k->seeded) {
+        /* a cached choice: its first window scores it, its second ends the trust */
+        if (k->seeded == 1 || k->score[k->winner] < 0) {
+            k->score[k->winner] = mean;
+            k->seeded = 2;
+            k->want = k->want * 2 <= AOT_ONLINE_WINMAX ? k->want * 2 : AOT_ONLINE_WINMAX;
+            return;
+        }
+        if (k->may_explore) {
+            k->seeded = 0;
+            aot_online_explore(k);
+            return;
+        }
+        return;   /* another key explores: the next window asks again */
+    }
     if (k->reexplored < AOT_ONLINE_REEXPLORE && k->may_explore
         && (mean > AOT_ONLINE_STALE * k->score[k->winner]
             || mean * AOT_ONLINE_STALE < k->score[k->winner])) {
@@ -623,7 +650,7 @@ void aot_online_agreed(struct aot_online_key *k, const double *agreed, int n)
         aot_online_explore(k);
         return;
     }
-    if (mean >= k->switch_factor * k->score[k->second]
+    if (k->second >= 0 && mean >= k->switch_factor * k->score[k->second]
         && last >= k->switch_factor * k->score[k->second]) {
         int w = k->winner;
         k->score[w] = mean;        /* what the old winner costs now */

@@ -153,9 +153,9 @@ static int aot_online_cache_key(char *buf, size_t len, int size, int kind, int b
 /* A cached choice for the key (the same on every rank: rank 0's cache is broadcast) becomes
  * its base: a candidate already there, or one added (in place of the last when full).  Checked
  * as any candidate (a name that no longer parses, or a restriction, is ignored). */
-static void aot_online_cached_base(enum aot_coll_kind kind, const struct aot_online_comm *o,
-                                   uint64_t bytes, int commutative, struct aot_coll_choice *cand,
-                                   int *n, int *base)
+static int aot_online_cached_base(enum aot_coll_kind kind, const struct aot_online_comm *o,
+                                  uint64_t bytes, int commutative, struct aot_coll_choice *cand,
+                                  int *n, int *base)
 {
     struct aot_coll_choice c;
     char key[256], err[256];
@@ -167,7 +167,7 @@ static void aot_online_cached_base(enum aot_coll_kind kind, const struct aot_onl
         || !(v = aot_cache_get(key))
         || aot_coll_parse_choice(kind, v, &c, err, sizeof(err)) != 0
         || aot_coll_check(c.alg, o->size, commutative) != 0)
-        return;
+        return 0;
     for (i = 0; i < *n; i++)
         if (cand[i].alg == c.alg && cand[i].param == c.param)
             break;
@@ -176,6 +176,7 @@ static void aot_online_cached_base(enum aot_coll_kind kind, const struct aot_onl
         cand[i] = c;
     }
     *base = i;
+    return 1;
 }
 
 /* A key for this call: its candidates are fixed when it is made, from values every rank of
@@ -196,11 +197,13 @@ static struct aot_online_key *aot_online_key_make(enum aot_coll_kind kind,
     n = aot_online_candidates(kind, bytes, o->size, o->nhosts, o->ppn, commutative, pol->tuning,
                               o->nhosts == 1 ? (uint64_t) AOT_SHM_SLOT : 0, cand,
                               AOT_ONLINE_MAXCAND, &base);
-    aot_online_cached_base(kind, o, bytes, commutative, cand, &n, &base);
+    int cached = aot_online_cached_base(kind, o, bytes, commutative, cand, &n, &base);
     aot_online_init(k, cand, n, base, aot_cfg.tune_window, aot_cfg.tune_switch / 100.0);
     aot_online_set_budget(k, AOT_ONLINE_BUDGET, AOT_ONLINE_ALLOWANCE, &o->ledger);
     if (!aot_online_all)
         aot_online_set_floor(k, AOT_ONLINE_FLOOR);
+    if (cached)
+        aot_online_seed(k);
     return k;
 }
 
@@ -461,7 +464,8 @@ static int aot_online_records(const struct aot_online_comm *o, struct aot_online
                 struct aot_online_rec *r;
                 if (!k)
                     continue;
-                if (k->tried == 0 && k->phase != AOT_ONLINE_EXPLORING && !k->floored) {
+                if (k->tried == 0 && k->phase != AOT_ONLINE_EXPLORING && !k->floored
+                    && !k->seeded) {
                     (*warming)++;
                     continue;
                 }

@@ -609,6 +609,35 @@ START_TEST(test_floor)
 }
 END_TEST
 
+/* aot_online_seed: a cached choice runs from the first call, monitored (one call in
+ * AOT_ONLINE_SAMPLE timed); its first window scores it, and at the end of its second the key
+ * explores as any other. */
+START_TEST(test_seed)
+{
+    static struct sim s;
+    int first = AOT_ONLINE_SAMPLE * 16, second = first + AOT_ONLINE_SAMPLE * 32;
+
+    sim_init_base(&s, 3, 2, 16, 1.1);
+    for (int r = 0; r < NRANKS; r++)
+        aot_online_seed(&s.k[r]);
+    for (int i = 0; i < second - AOT_ONLINE_SAMPLE; i++) {
+        ck_assert_int_eq(sim_call(&s, time_by_call), 2);
+        ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_MONITORING);
+        ck_assert_int_eq((int) s.k[0].explore_calls, 0);
+        ck_assert_int_eq(s.k[0].timed, i % AOT_ONLINE_SAMPLE == 0);
+        if (i == first - 1 + AOT_ONLINE_SAMPLE)
+            ck_assert(s.k[0].score[2] > 0 && s.k[0].seeded == 2);
+    }
+    ck_assert_int_eq(s.k[0].score[0], -1);     /* native never ran */
+    for (int i = 0; i < 2 * AOT_ONLINE_SAMPLE && s.k[0].phase == AOT_ONLINE_MONITORING; i++)
+        sim_call(&s, time_by_call);
+    ck_assert_int_eq(s.k[0].phase, AOT_ONLINE_EXPLORING);
+    for (int i = 0; i < 400 && s.k[0].phase == AOT_ONLINE_EXPLORING; i++)
+        sim_call(&s, time_by_call);
+    ck_assert(s.k[0].score[0] > 0 && s.k[0].tried > 1);
+}
+END_TEST
+
 /* aot_online_pick: the ready key whose base costs most, the first of equals; keys still
  * warming up, exploring or decided are not picked; a cost not agreed counts as nothing. */
 START_TEST(test_pick)
@@ -1005,6 +1034,7 @@ static Suite *online_suite(void)
     tcase_add_test(tc, test_race);
     tcase_add_test(tc, test_warmup_cost);
     tcase_add_test(tc, test_floor);
+    tcase_add_test(tc, test_seed);
     tcase_add_test(tc, test_pick);
     tcase_add_test(tc, test_base);
     tcase_add_test(tc, test_single_candidate);
