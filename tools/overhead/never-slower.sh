@@ -15,13 +15,26 @@
 # Every mode runs with the yield-when-idle library when the ranks outnumber the cores.
 # With --cluster every job runs on the emulated cluster (autoopt-netcluster run: one rank per
 # host, 100 Mbit/s, one switch; its --yield auto), with iteration counts for its speed.
+# The cache of decisions (docs/cache.md): --cache first gives every default run an empty cache
+# (a program's first run on a machine); --cache second gives each example a cache of its own,
+# written by one untimed default run before its measured runs (the second run and later); with
+# neither, the runs use the user's cache (AUTOOPT_CACHE or its default) as it is.
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# usage: tools/overhead/never-slower.sh [--cluster] BUILD_DIR [NP] [REPS]
+# usage: tools/overhead/never-slower.sh [--cluster] [--cache first|second] BUILD_DIR [NP] [REPS]
 set -euo pipefail
-cluster=0
-[ "${1:-}" = --cluster ] && { cluster=1; shift; }
-build=$(cd "${1:?usage: never-slower.sh [--cluster] BUILD_DIR [NP] [REPS]}" && pwd)
+usage="usage: never-slower.sh [--cluster] [--cache first|second] BUILD_DIR [NP] [REPS]"
+cluster=0 cache=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --cluster) cluster=1; shift ;;
+    --cache) cache=${2:-}; shift 2 || { echo "$usage" >&2; exit 2; }
+             case "$cache" in first|second) ;; *) echo "never-slower.sh: --cache: '$cache' is not first or second" >&2; exit 2 ;; esac ;;
+    -*) echo "never-slower.sh: unknown option '$1'; $usage" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+build=$(cd "${1:?$usage}" && pwd)
 np=${2:-$((cluster ? 8 : 4))} reps=${3:-3}
 lib=$build/src/libautoopt.so
 yield=""
@@ -32,13 +45,28 @@ pre_aot=$lib${yield:+:$yield}
 platform="shared memory, $(nproc) cores, yield-when-idle: $([ -n "$yield" ] && echo on || echo off)"
 [ $cluster = 1 ] && platform="emulated cluster (autoopt-netcluster run: 1 rank per host, 100 Mbit/s, one switch, --yield auto), $(nproc) cores"
 
+cachedir=""
+if [ -n "$cache" ]; then
+    cachedir=$(mktemp -d "${TMPDIR:-/tmp}/never-slower-cache.XXXXXX")
+    trap 'rm -rf "$cachedir"' EXIT
+    platform="$platform, cache of decisions: $cache run"
+fi
+# AUTOOPT_CACHE for the runs of one example (LABEL): empty for --cache first, its own otherwise
+cache_env() {
+    [ -z "$cache" ] && return 0
+    local d="$cachedir/$(echo "$1" | tr -c 'A-Za-z0-9\n' _)"
+    [ "$cache" = first ] && rm -rf "$d"
+    mkdir -p "$d"
+    echo "AUTOOPT_CACHE=$d"
+}
 echo "# never-slower: $(date -u +%FT%TZ), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
      "$np ranks, $platform, load $(cut -d' ' -f1-3 /proc/loadavg)"
-launch() {   # PRELOAD VAR=VALUE program args...: one job, native when PRELOAD is empty
-    local pre=$1 setting=$2
+launch() {   # PRELOAD "VAR=VALUE..." program args...: one job, native when PRELOAD is empty
+    local pre=$1 setting=$2 e envs=()
     shift 2
+    for e in $setting; do envs+=(--env "$e"); done
     if [ $cluster = 1 ]; then
-        "$build/bin/autoopt-netcluster" run -n "$np" ${pre:+--preload "$pre"} --env "$setting" -- "$@"
+        "$build/bin/autoopt-netcluster" run -n "$np" ${pre:+--preload "$pre"} "${envs[@]}" -- "$@"
     else
         env $setting ${pre:+LD_PRELOAD="$pre"} "$mpiexec" -n "$np" "$@"
     fi
@@ -47,7 +75,7 @@ one_turn() {   # VAR=VALUE program args... -> "default/native isend/native" of o
     local setting=$1 out
     shift
     out=$(launch "${pre_aot}" "$setting" "$@" 2>&1) || { echo "$out" >&2; exit 1; }
-    echo "$out" | grep -E "turn mode=" | sed "s/^/  [$setting] /" >&2 || true
+    echo "$out" | grep -E "turn mode=" | sed "s|^|  [$setting] |" >&2 || true
     echo "$out" | awk '/turn mode=/ { split($3, m, "=");
         for (i = 1; i <= NF; i++) if ($i ~ /^avg_iter_us=/) { split($i, v, "="); t[m[2]] = v[2] } }
         END { for (k in t) if (k !~ /@pmpi/) a = t[k];
@@ -60,8 +88,9 @@ turns() {   # label program args... -> every run's ratios, then the medians
     local label=$1 d z h r line
     shift
     d="" z="" h=""
+    [ "$cache" = second ] && one_turn "NEVER_SLOWER=default $(cache_env "$label")" "$@" > /dev/null 2>&1
     for r in $(seq 1 "$reps"); do
-        line=$(one_turn "NEVER_SLOWER=default" "$@")
+        line=$(one_turn "NEVER_SLOWER=default $(cache_env "$label")" "$@")
         d="$d ${line% *}" h="$h ${line#* }"
         line=$(one_turn "AUTOOPT_DISABLE=1" "$@")
         z="$z ${line% *}"
@@ -92,10 +121,11 @@ field() { echo "$2" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 alternate() {   # label field program args...: native and autoopt runs, alternating
     local label=$1 f=$2 a n line
     shift 2
+    [ "$cache" = second ] && launch "$pre_aot" "NEVER_SLOWER=default $(cache_env "$label")" "$@" > /dev/null
     for r in $(seq 1 "$reps"); do
         line=$(launch "$yield" NEVER_SLOWER=native "$@" | grep "$f=")
         n=$(field "$f" "$line")
-        line=$(launch "$pre_aot" NEVER_SLOWER=default "$@" | grep "$f=")
+        line=$(launch "$pre_aot" "NEVER_SLOWER=default $(cache_env "$label")" "$@" | grep "$f=")
         a=$(field "$f" "$line")
         echo "$label: rep $r native $n autoopt $a ratio $(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')"
     done

@@ -5,7 +5,10 @@
  * FAULTS faults of each kind
  *   null:  a write through a null pointer (SIGSEGV, SEGV_MAPERR),
  *   page:  a read of a PROT_NONE page of its own (SIGSEGV, SEGV_ACCERR),
- *   trap:  an int3 instruction (SIGTRAP),
+ *   trap:  an int3 instruction (SIGTRAP, SI_KERNEL),
+ *   icebp: an icebp instruction (SIGTRAP, TRAP_BRKPT: the si_code paging's trap handler takes
+ *          for the end of its own single step when one is open, so it must reach the program
+ *          when none is),
  * for each way out of the handler
  *   siglongjmp:  siglongjmp to a sigsetjmp(jb, 1) (the mask comes back),
  *   unblock:     sigprocmask(SIG_UNBLOCK) of the signal and SIGUSR1, then longjmp to a setjmp,
@@ -31,9 +34,9 @@
 #define FAULTS 5
 
 enum way { WAY_SIGLONGJMP, WAY_UNBLOCK, WAY_PLAIN, NWAYS };
-enum kind { KIND_NULL, KIND_PAGE, KIND_TRAP, NKINDS };
+enum kind { KIND_NULL, KIND_PAGE, KIND_TRAP, KIND_ICEBP, NKINDS };
 static const char *const way_name[NWAYS] = { "siglongjmp", "unblock", "plain" };
-static const char *const kind_name[NKINDS] = { "null", "page", "trap" };
+static const char *const kind_name[NKINDS] = { "null", "page", "trap", "icebp" };
 
 static sigjmp_buf sjb;
 static jmp_buf jb;
@@ -83,8 +86,11 @@ static void fault(enum kind k)
     case KIND_PAGE:
         (void) page[100];
         break;
-    default:
+    case KIND_TRAP:
         __asm__ volatile("int3");
+        break;
+    default:
+        __asm__ volatile(".byte 0xf1");     /* icebp */
         break;
     }
 }
@@ -106,7 +112,7 @@ static int one(enum kind k, enum way w, const sigset_t *orig)
         CHECK(0, "%s, %s: the fault did not reach the handler", kind_name[k], way_name[w]);
         return 0;
     }
-    CHECK(caught_sig == (k == KIND_TRAP ? SIGTRAP : SIGSEGV), "%s, %s: the handler got signal %d",
+    CHECK(caught_sig == (k == KIND_TRAP || k == KIND_ICEBP ? SIGTRAP : SIGSEGV), "%s, %s: the handler got signal %d",
           kind_name[k], way_name[w], (int) caught_sig);
     if (w == WAY_PLAIN)
         sigaddset(&want, SIGUSR1);
