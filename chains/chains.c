@@ -37,6 +37,7 @@
 #include "aot_cache.h"
 #include "aot_calib.h"
 #include "aot_govern.h"
+#include "aot_p2p.h"
 #include "chains.h"
 #ifdef AOT_HAVE_PAGING
 #include "aot_paging.h"
@@ -516,10 +517,9 @@ static int aot_ch_finish_safe(const struct aot_ch_call *c, const struct aot_ch_s
  *            message was matched);
  *   guarded  the members are paging's guarded requests (aot_ch_start_safe).
  * None of them changes which message matches which receive, so a rank decides alone.
- * AUTOOPT_P2P_MODE forces one.
+ * AUTOOPT_P2P_MODE forces one.  The modes (enum aot_p2p_mode) and their names are the ones
+ * converting call sites use too (aot_p2p.h).
  */
-enum { AOT_CHM_NATIVE, AOT_CHM_COPY, AOT_CHM_GUARDED, AOT_CHM_N };
-static const char *const aot_ch_mode_names[AOT_CHM_N] = { "native", "copied", "guarded" };
 
 struct aot_ch_run {
     struct aot_gov gov;
@@ -527,7 +527,7 @@ struct aot_ch_run {
     int mode;                       /* the mode of the occurrence running or just started */
     int fresh;                      /* mode chosen for a start the fast path declined */
     int copy_ran;                   /* copied occurrences since the last look (aot_ch_copy_pays) */
-    uint64_t runs[AOT_CHM_N];       /* occurrences per mode */
+    uint64_t runs[AOT_MODE_N];       /* occurrences per mode */
     char cache_key[AOT_CACHE_P2P_KEY_LEN];  /* its verdict in the cache of decisions ("": none) */
 };
 
@@ -565,7 +565,7 @@ static void aot_ch_run_seed(const struct aot_ch_chain *c, struct aot_ch_run *r)
             h = aot_cache_hash_code(h, m->frames[f]);
     }
     aot_cache_p2p_key(r->cache_key, sizeof(r->cache_key), size, h);
-    aot_cache_p2p_seed(&r->gov, r->cache_key, aot_ch_mode_names);
+    aot_cache_p2p_seed(&r->gov, r->cache_key, aot_p2p_mode_names);
 }
 
 /* The governor of a chain at its first start: the modes that cannot apply are excluded, and
@@ -580,7 +580,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
     if (!r)
         return NULL;
     aot_gov_params_default(&p);
-    p.nmodes = AOT_CHM_N;
+    p.nmodes = AOT_MODE_N;
     p.ledger = aot_explore_ledger();
     p.agree = aot_agree_votes_on();
     aot_gov_init(&r->gov, &p);
@@ -600,14 +600,14 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         }
     }
     if (!copies)
-        aot_gov_exclude(&r->gov, AOT_CHM_COPY);
+        aot_gov_exclude(&r->gov, AOT_MODE_COPY);
 #ifdef AOT_HAVE_PAGING
     if (!aot_paging_started())
 #endif
-        aot_gov_exclude(&r->gov, AOT_CHM_GUARDED);
+        aot_gov_exclude(&r->gov, AOT_MODE_GUARDED);
     aot_calib_measure();
     if (aot_calib.measured)
-        aot_explore_prior(&r->gov, AOT_CHM_GUARDED, guards * aot_calib_guard_cost(pages));
+        aot_explore_prior(&r->gov, AOT_MODE_GUARDED, guards * aot_calib_guard_cost(pages));
     if (aot_ch_forced < 0)
         aot_ch_run_seed(c, r);
     r->mode = aot_gov_mode(&r->gov);
@@ -640,7 +640,7 @@ static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_ch_run *r)
         }
     }
     if (sent >= AOT_CH_COPY_EVIDENCE && late == 0 &&
-        aot_gov_rule_out(&r->gov, AOT_CHM_COPY, "MPI completed every copied send within its call"))
+        aot_gov_rule_out(&r->gov, AOT_MODE_COPY, "MPI completed every copied send within its call"))
         AOT_CH_COUNT(copied_ruled_out, 1);
 }
 
@@ -651,22 +651,22 @@ static int aot_ch_occurrence(struct aot_ch_chain *c)
     struct aot_ch_run *r = c->run ? c->run : aot_ch_run_new(c);
 
     if (!r)
-        return AOT_CHM_NATIVE;
+        return AOT_MODE_NATIVE;
     if (r->fresh) {
         r->fresh = 0;
         return r->mode;
     }
     r->mode = aot_ch_forced >= 0 ? aot_ch_forced : aot_explore_next(&r->gov, c, &r->clock);
     r->runs[r->mode]++;
-    if (r->mode == AOT_CHM_COPY) {
+    if (r->mode == AOT_MODE_COPY) {
         r->copy_ran++;
         AOT_CH_COUNT(runs_copied, 1);
-    } else if (r->mode == AOT_CHM_GUARDED) {
+    } else if (r->mode == AOT_MODE_GUARDED) {
         AOT_CH_COUNT(runs_guarded, 1);
     } else {
         AOT_CH_COUNT(runs_native, 1);
     }
-    if (r->copy_ran && (r->mode != AOT_CHM_COPY || r->copy_ran >= 8) && aot_ch_forced < 0)
+    if (r->copy_ran && (r->mode != AOT_MODE_COPY || r->copy_ran >= 8) && aot_ch_forced < 0)
         aot_ch_copy_pays(c, r);
     return r->mode;
 }
@@ -674,7 +674,7 @@ static int aot_ch_occurrence(struct aot_ch_chain *c)
 /* The mode of the running occurrence of c (native when it has none). */
 static inline int aot_ch_mode_of(const struct aot_ch_chain *c)
 {
-    return c && c->run ? c->run->mode : AOT_CHM_NATIVE;
+    return c && c->run ? c->run->mode : AOT_MODE_NATIVE;
 }
 
 /* Copied mode: the send side goes from a private copy with MPI_Isend (or, when it cannot be
@@ -744,7 +744,7 @@ static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, i
  * or because AUTOOPT_P2P_MODE forces it. */
 static inline void aot_ch_count_native(int fn)
 {
-    aot_stats_pass_caller(fn, aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED
+    aot_stats_pass_caller(fn, aot_ch_forced == AOT_MODE_NATIVE ? AOT_PASS_DISABLED
                               : aot_ch_forced >= 0            ? AOT_PASS_FORCED_MODE
                                                               : AOT_PASS_NOT_PAYING);
 }
@@ -752,7 +752,7 @@ static inline void aot_ch_count_native(int fn)
 /* A member in the occurrence's mode (guarded: see aot_ch_route_call). */
 static int aot_ch_run_member(const struct aot_ch_call *c, struct aot_ch_sig *s, int mode)
 {
-    if (mode == AOT_CHM_COPY) {
+    if (mode == AOT_MODE_COPY) {
         const int go = (c->has_s && c->dest != MPI_PROC_NULL) +
                        2 * (c->has_r && c->source != MPI_PROC_NULL);
         int rc = aot_ch_start_copy(&s->key, s, go, c->status);
@@ -790,12 +790,12 @@ static void aot_ch_stats_text(FILE *f)
         if (aot_ch_forced >= 0)
             snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
         else
-            aot_gov_reason(&c->run->gov, aot_ch_mode_names, why, sizeof(why));
+            aot_gov_reason(&c->run->gov, aot_p2p_mode_names, why, sizeof(why));
         if (!shown++)
             fprintf(f, "  chains of rank 0 (mode: occurrences native/copied/guarded; why):\n");
         fprintf(f, "    chain %u, %d calls from %s %s: %s %llu/%llu/%llu; %s\n", c->id, c->n,
                 first ? aot_function_names[first->key.fn] : "?", where,
-                aot_ch_mode_names[aot_ch_forced >= 0 ? c->run->mode
+                aot_p2p_mode_names[aot_ch_forced >= 0 ? c->run->mode
                                                      : aot_gov_choice(&c->run->gov)], (unsigned long long) c->run->runs[0],
                 (unsigned long long) c->run->runs[1], (unsigned long long) c->run->runs[2],
                 why);
@@ -816,13 +816,13 @@ static void aot_ch_stats_json(FILE *f)
         if (aot_ch_forced >= 0)
             snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
         else
-            aot_gov_reason(&c->run->gov, aot_ch_mode_names, why, sizeof(why));
+            aot_gov_reason(&c->run->gov, aot_p2p_mode_names, why, sizeof(why));
         fprintf(f, "%s\n    {\"chain\": %u, \"members\": %d, \"mode\": \"%s\", "
                    "\"runs\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
                    "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
                    "\"why\": ",
                 first ? "" : ",", c->id, c->n,
-                aot_ch_mode_names[aot_ch_forced >= 0 ? c->run->mode
+                aot_p2p_mode_names[aot_ch_forced >= 0 ? c->run->mode
                                                      : aot_gov_choice(&c->run->gov)],
                 (unsigned long long) c->run->runs[0], (unsigned long long) c->run->runs[1],
                 (unsigned long long) c->run->runs[2],
@@ -1071,7 +1071,7 @@ static void aot_ch_fast_expect(int act, const struct aot_ch_sig *s)
             break;
         }
     }
-    if (c && (act & AOT_CH_ACTION) != AOT_CH_LAST && aot_ch_mode_of(c) == AOT_CHM_GUARDED)
+    if (c && (act & AOT_CH_ACTION) != AOT_CH_LAST && aot_ch_mode_of(c) == AOT_MODE_GUARDED)
         t = NULL;                     /* guarded members take the general path */
     aot_ch_next = t && t->fast_pc && t->fast_member ? t : NULL;
 }
@@ -1178,7 +1178,7 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
     if (!c)
         return;
     aot_ch_dz.c = NULL;
-    ran = aot_ch_doze_end(counted, aot_ch_forced == AOT_CHM_NATIVE ? AOT_PASS_DISABLED
+    ran = aot_ch_doze_end(counted, aot_ch_forced == AOT_MODE_NATIVE ? AOT_PASS_DISABLED
                                    : aot_ch_forced >= 0            ? AOT_PASS_FORCED_MODE
                                                                   : AOT_PASS_NOT_PAYING);
     r = c->run;
@@ -1199,7 +1199,7 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
     c->completions += done;
     AOT_CH_COUNT(chain_starts, occ);
     AOT_CH_COUNT(chain_completions, done);
-    r->runs[AOT_CHM_NATIVE] += occ;
+    r->runs[AOT_MODE_NATIVE] += occ;
     r->clock.seen += occ;           /* the occurrence numbers of AUTOOPT_VERBOSE=2 */
     AOT_CH_COUNT(runs_native, occ);
     if (aot_ch_forced < 0)
@@ -1229,7 +1229,7 @@ static void aot_ch_doze(struct aot_ch_chain *c)
     if (!r || !first || aot_ch_next != first || aot_ch_nreqs || aot_ch_nbusy ||
         (aot_hooks_armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)))
         return;
-    if (aot_ch_forced == AOT_CHM_NATIVE)
+    if (aot_ch_forced == AOT_MODE_NATIVE)
         q = AOT_CH_DOZE_MAX;
     else if (aot_ch_forced >= 0)
         return;
@@ -1313,10 +1313,10 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
             if (!s->first_of)
                 return AOT_CHAINS_DECLINED;
             mode = aot_ch_occurrence(s->first_of);
-            if (mode == AOT_CHM_GUARDED && s->first_of->run)
+            if (mode == AOT_MODE_GUARDED && s->first_of->run)
                 s->first_of->run->fresh = 1;
         }
-        if (mode == AOT_CHM_GUARDED)
+        if (mode == AOT_MODE_GUARDED)
             return AOT_CHAINS_DECLINED;
     }
     if (armed & AOT_ARM_TIMING)                 /* AUTOOPT_STATS: timed as the hooks would */
@@ -1327,7 +1327,7 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     act = aot_ch_learn_call_known(&aot_ch_L, s->id, aot_ch_L.active ? NULL : s->first_of);
     if (mode < 0) {
         rc = aot_ch_post(&s->key, s->fast_go, MPI_STATUS_IGNORE);
-    } else if (mode != AOT_CHM_COPY ||
+    } else if (mode != AOT_MODE_COPY ||
                (rc = aot_ch_start_copy(&s->key, s, s->fast_go, MPI_STATUS_IGNORE)) == -1) {
         rc = aot_ch_native_key(&s->key);
     }
@@ -1342,7 +1342,7 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
      * learner answered FIRST, NEXT or LAST), requests only while a chain is active */
     if ((aot_ch_L.active != NULL) != ((armed & AOT_ARM_CHAINS) != 0))
         aot_ch_arm_sync();
-    if (mode == AOT_CHM_NATIVE && ran && (act & AOT_CH_ACTION) == AOT_CH_LAST)
+    if (mode == AOT_MODE_NATIVE && ran && (act & AOT_CH_ACTION) == AOT_CH_LAST)
         aot_ch_doze(ran);
     if (armed & AOT_ARM_TIMING)
         aot_stats_time_leave(s->key.fn);
@@ -1534,7 +1534,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
                 aot_ch_probe_ids(ch->members, aot_ch_L.pos);
             return rc;
         }
-        if (mode == AOT_CHM_GUARDED)
+        if (mode == AOT_MODE_GUARDED)
             return aot_ch_start_safe(c, s, AOT_PG_FORCE_MEMBER);
         if (mode >= 0)
             return aot_ch_run_member(c, s, mode);
@@ -1544,7 +1544,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
             aot_stats_pass_caller(c->fn, AOT_PASS_CHAIN_VERIFY);
             return aot_ch_blocking(c, s);
         }
-        if (mode == AOT_CHM_GUARDED)
+        if (mode == AOT_MODE_GUARDED)
             return aot_ch_finish_safe(c, s, ran);
         if (mode >= 0) {
             rc = aot_ch_run_member(c, s, mode);
@@ -1619,10 +1619,7 @@ int aot_chains_init(char *err, size_t errlen)
     /* safe chains run each occurrence in the mode their governor chooses (or the one
      * AUTOOPT_P2P_MODE forces) */
     aot_ch_governed = aot_cfg.chains == AOT_CHAINS_SAFE && !aot_cfg.chain_verify;
-    if (aot_cfg.p2p_mode != AOT_P2P_AUTO)
-        aot_ch_forced = aot_cfg.p2p_mode == AOT_P2P_COPY      ? AOT_CHM_COPY
-                        : aot_cfg.p2p_mode == AOT_P2P_GUARDED ? AOT_CHM_GUARDED
-                                                              : AOT_CHM_NATIVE;
+    aot_ch_forced = aot_p2p_forced_mode(aot_cfg.p2p_mode);
     if (aot_ch_governed) {
         aot_ch_L.split_on_repeat = 1;
         aot_stats_section("chains", aot_ch_stats_text, aot_ch_stats_json);
@@ -1652,7 +1649,7 @@ void aot_chains_finalize(void)
     for (int i = 0; aot_ch_forced < 0 && i < aot_ch_L.nall; i++)
         if (aot_ch_L.all[i] && aot_ch_L.all[i]->run)
             aot_cache_p2p_keep(&aot_ch_L.all[i]->run->gov, aot_ch_L.all[i]->run->cache_key,
-                               aot_ch_mode_names);
+                               aot_p2p_mode_names);
     aot_ch_on = 0;
     __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
 }

@@ -62,11 +62,11 @@ static int aot_pg_govern(struct aot_pg_call *c, int copy_ok)
     if (c->has_r && c->r.bytes > bytes)
         bytes = c->r.bytes;
     mode = aot_pg_site_mode(c->site, c->fn, copy_ok && c->has_s, bytes, c->comm, &unfit);
-    if (mode == AOT_PG_M_NATIVE)
+    if (mode == AOT_MODE_NATIVE)
         return aot_cfg.p2p_mode == AOT_P2P_NATIVE ? AOT_PASS_DISABLED
                : unfit                            ? unfit
                                                   : AOT_PASS_NOT_PAYING;
-    c->copy = mode == AOT_PG_M_COPY;
+    c->copy = mode == AOT_MODE_COPY;
     return 0;
 }
 

@@ -37,6 +37,7 @@
 
 #include "aot.h"
 #include "aot_mem.h"
+#include "aot_p2p.h"
 #include "aot_paging.h"
 
 /* ---------------------------------------------------------------- pages */
@@ -215,8 +216,7 @@ void aot_pg_wait_all(void);
 struct aot_pg_site *aot_pg_site_get(const void *key);
 /* Whether the site has been learned to touch its buffer at once (no longer converted). */
 int aot_pg_site_learned(const void *site);
-/* The modes of a converting call site, chosen by its benefit governor. */
-enum { AOT_PG_M_NATIVE, AOT_PG_M_COPY, AOT_PG_M_GUARDED, AOT_PG_NMODES };
+/* The modes of a converting call site (enum aot_p2p_mode), chosen by its benefit governor. */
 void aot_pg_sites_init(void);
 /* The mode a call at site key runs in now: the period since the site's previous call goes to
  * its governor (or AUTOOPT_P2P_MODE forces a mode).  copy_ok: the call has a send side that may

@@ -23,8 +23,6 @@
 #define uthash_free(ptr, sz) aot_mem_free((ptr), (sz))
 #include <uthash.h>
 
-static const char *const aot_pg_mode_names[AOT_PG_NMODES] = { "native", "copied", "guarded" };
-
 struct aot_pg_site {
     const void *key;
     int streak;               /* conversions in a row touched at once */
@@ -35,7 +33,7 @@ struct aot_pg_site {
     struct aot_explore_clock clock;  /* the previous call here (aot_explore_next) */
     int mode;                 /* the mode of the latest call */
     int unfit;                /* aot_pg_site_unfit's reason, 0: none */
-    uint64_t runs[AOT_PG_NMODES];
+    uint64_t runs[AOT_MODE_N];
     char cache_key[AOT_CACHE_P2P_KEY_LEN];  /* its verdict in the cache of decisions */
     struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
@@ -94,20 +92,7 @@ void aot_pg_note_touch(int slot)
 
 void aot_pg_sites_init(void)
 {
-    switch (aot_cfg.p2p_mode) {
-    case AOT_P2P_NATIVE:
-        aot_pg_site_forced = AOT_PG_M_NATIVE;
-        break;
-    case AOT_P2P_COPY:
-        aot_pg_site_forced = AOT_PG_M_COPY;
-        break;
-    case AOT_P2P_GUARDED:
-        aot_pg_site_forced = AOT_PG_M_GUARDED;
-        break;
-    default:
-        aot_pg_site_forced = -1;
-        break;
-    }
+    aot_pg_site_forced = aot_p2p_forced_mode(aot_cfg.p2p_mode);
 }
 
 static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes,
@@ -120,22 +105,22 @@ static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, 
     int size = 0;
 
     aot_gov_params_default(&p);
-    p.nmodes = AOT_PG_NMODES;
+    p.nmodes = AOT_MODE_N;
     p.ledger = aot_explore_ledger();
     p.agree = aot_agree_votes_on();
     aot_gov_init(&s->gov, &p);
     if (!copy_ok)
-        aot_gov_exclude(&s->gov, AOT_PG_M_COPY);
+        aot_gov_exclude(&s->gov, AOT_MODE_COPY);
     aot_calib_measure();
     if (aot_calib.measured)
-        aot_explore_prior(&s->gov, AOT_PG_M_GUARDED, aot_calib_guard_cost(pages));
+        aot_explore_prior(&s->gov, AOT_MODE_GUARDED, aot_calib_guard_cost(pages));
     /* the site's verdict of an earlier run is its starting point (docs/govern.md, "The cache
      * of decisions"): the site (object and offset of its return address, or of its file:line
      * text), the function and the first call's bytes */
     if (PMPI_Comm_size(comm, &size) == MPI_SUCCESS) {
         h = aot_cache_hash_bytes(aot_cache_hash_code(h, s->key), what, sizeof(what));
         aot_cache_p2p_key(s->cache_key, sizeof(s->cache_key), size, h);
-        aot_cache_p2p_seed(&s->gov, s->cache_key, aot_pg_mode_names);
+        aot_cache_p2p_seed(&s->gov, s->cache_key, aot_p2p_mode_names);
     }
     s->fn = fn;
     s->governed = 1;
@@ -150,14 +135,14 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
     *unfit = 0;
     if (aot_pg_site_forced >= 0) {
         mode = aot_pg_site_forced;
-        if (mode == AOT_PG_M_COPY && !copy_ok) {
+        if (mode == AOT_MODE_COPY && !copy_ok) {
             *unfit = AOT_PASS_FORCED_MODE;     /* no governor ran: the setting decided */
-            mode = AOT_PG_M_NATIVE;
+            mode = AOT_MODE_NATIVE;
         }
         s = key ? aot_pg_site_get(key) : NULL;
-        if (s && s->learned && mode == AOT_PG_M_GUARDED) {
+        if (s && s->learned && mode == AOT_MODE_GUARDED) {
             *unfit = AOT_PASS_TOUCHED_AT_ONCE;
-            mode = AOT_PG_M_NATIVE;
+            mode = AOT_MODE_NATIVE;
         }
         if (s) {
             s->fn = s->fn < 0 ? fn : s->fn;
@@ -168,14 +153,14 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
     }
     /* a call with no site cannot be measured: it runs as the program made it */
     if (!key || !(s = aot_pg_site_get(key)))
-        return AOT_PG_M_NATIVE;
+        return AOT_MODE_NATIVE;
     if (!s->governed)
         aot_pg_site_govern_init(s, fn, copy_ok, bytes, comm);
     /* an unfit site's governor still counts its occurrences (its votes keep the ranks in
      * step), with every candidate excluded */
     mode = aot_explore_next(&s->gov, s, &s->clock);
-    if (mode == AOT_PG_M_COPY && !copy_ok)
-        mode = AOT_PG_M_NATIVE;        /* this call has nothing to copy */
+    if (mode == AOT_MODE_COPY && !copy_ok)
+        mode = AOT_MODE_NATIVE;        /* this call has nothing to copy */
     /* A site that touches at once (aot_pg_note_touch) still counts its occurrences and votes,
      * as every rank's governor of this site must to stay in step with the others (a site
      * whose calls stopped reaching its governor left the other ranks waiting for its votes,
@@ -184,16 +169,16 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
      * occurrences run natively. */
     if (s->learned) {
         /* does nothing once guarded is excluded */
-        aot_gov_rule_out(&s->gov, AOT_PG_M_GUARDED, "the program touched the buffer at once "
+        aot_gov_rule_out(&s->gov, AOT_MODE_GUARDED, "the program touched the buffer at once "
                                                     "(AUTOOPT_LEARN_TOUCH conversions in a row)");
-        if (mode == AOT_PG_M_GUARDED) {
+        if (mode == AOT_MODE_GUARDED) {
             *unfit = AOT_PASS_TOUCHED_AT_ONCE;
-            mode = AOT_PG_M_NATIVE;
+            mode = AOT_MODE_NATIVE;
         }
     }
     if (s->unfit) {
         *unfit = s->unfit;
-        mode = AOT_PG_M_NATIVE;
+        mode = AOT_MODE_NATIVE;
     }
     s->mode = mode;
     s->runs[mode]++;
@@ -210,12 +195,12 @@ void aot_pg_site_unfit(const void *key, int why)
     if (!s || s->unfit || !s->governed)
         return;
     s->unfit = why;
-    if (s->mode != AOT_PG_M_NATIVE && s->runs[s->mode]) {
+    if (s->mode != AOT_MODE_NATIVE && s->runs[s->mode]) {
         s->runs[s->mode]--;         /* the call that could not convert runs natively */
-        s->runs[AOT_PG_M_NATIVE]++;
-        s->mode = AOT_PG_M_NATIVE;
+        s->runs[AOT_MODE_NATIVE]++;
+        s->mode = AOT_MODE_NATIVE;
     }
-    for (int m = 1; m < AOT_PG_NMODES; m++)
+    for (int m = 1; m < AOT_MODE_N; m++)
         aot_gov_exclude(&s->gov, m);
 }
 
@@ -251,7 +236,7 @@ static void aot_pg_site_why(const struct aot_pg_site *s, char *buf, size_t len)
         snprintf(buf, len, "not convertible here: %s",
                  aot_stats_reason_text((enum aot_pass_reason) s->unfit));
     else if (s->governed)
-        aot_gov_reason(&s->gov, aot_pg_mode_names, buf, len);
+        aot_gov_reason(&s->gov, aot_p2p_mode_names, buf, len);
     else
         snprintf(buf, len, "no call measured");
 }
@@ -270,7 +255,7 @@ static void aot_pg_sites_text(FILE *f)
             fprintf(f, "  converting call sites of rank 0 (mode: calls native/copied/guarded; "
                        "why):\n");
         fprintf(f, "    %s at %s: %s %llu/%llu/%llu; %s\n", aot_function_names[s->fn], where,
-                aot_pg_mode_names[aot_pg_site_shown_mode(s)], (unsigned long long) s->runs[0],
+                aot_p2p_mode_names[aot_pg_site_shown_mode(s)], (unsigned long long) s->runs[0],
                 (unsigned long long) s->runs[1], (unsigned long long) s->runs[2], why);
     }
 }
@@ -293,7 +278,7 @@ static void aot_pg_sites_json(FILE *f)
                    "\"calls\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
                    "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
                    "\"why\": ",
-                aot_pg_mode_names[aot_pg_site_shown_mode(s)],
+                aot_p2p_mode_names[aot_pg_site_shown_mode(s)],
                 (unsigned long long) s->runs[0], (unsigned long long) s->runs[1],
                 (unsigned long long) s->runs[2],
                 s->governed ? aot_gov_median_ns(&s->gov, 0) / 1e3 : 0.0,
@@ -315,5 +300,5 @@ void aot_pg_sites_keep(void)
 {
     for (const struct aot_pg_site *s = aot_pg_site_list; aot_pg_site_forced < 0 && s; s = s->next)
         if (s->governed && !s->unfit)
-            aot_cache_p2p_keep(&s->gov, s->cache_key, aot_pg_mode_names);
+            aot_cache_p2p_keep(&s->gov, s->cache_key, aot_p2p_mode_names);
 }

@@ -11,6 +11,10 @@
 #include "aot_explore.h"
 #include "aot_govern.h"
 #include "aot_log.h"
+#include "aot_p2p.h"
+
+/* The modes' names (aot_p2p.h): here, beside the one explorer of chains and call sites. */
+const char *const aot_p2p_mode_names[AOT_MODE_N] = { "native", "copied", "guarded" };
 
 static struct {
     const void *owner;          /* the governor exploring now, NULL: nobody */
@@ -132,16 +136,15 @@ int aot_explore_next(struct aot_gov *g, const void *who, struct aot_explore_cloc
          * timeline behind the statistics' one line per chain or site */
         int now_shown = 1 + aot_gov_choice(g) + (aot_gov_decided(g) ? 16 : 0);
         if (now_shown != k->shown) {
-            static const char *const names[] = { "native", "copied", "guarded", "mode 3" };
             char why[256];
 
-            aot_gov_reason(g, names, why, sizeof(why));
+            aot_gov_reason(g, aot_p2p_mode_names, why, sizeof(why));
             /* what exploring cost and the time governed, in time (the governor counts every
              * period twice: periods go in pairs) */
             aot_log(2, "governor %p: occurrence %llu: %s %s; %s (explored at a loss of %.2f ms "
                        "in %.1f ms governed; the rank's governors: %.2f ms)", who,
                     (unsigned long long) k->seen,
-                    now_shown >= 16 ? "decided" : "exploring, so far", names[now_shown % 16 - 1],
+                    now_shown >= 16 ? "decided" : "exploring, so far", aot_p2p_mode_names[now_shown % 16 - 1],
                     why, aot_gov_loss_ns(g) * 1e-6 / AOT_EXPLORE_PAIR,
                     aot_gov_total_ns(g) * 1e-6 / AOT_EXPLORE_PAIR,
                     aot_explore.loss_ns * 1e-6 / AOT_EXPLORE_PAIR);
