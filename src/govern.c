@@ -1,16 +1,19 @@
 /*
  * govern.c: the benefit governor (aot_govern.h, docs/govern.md): windows of candidate modes
- * in turns with native, robust per-window statistics, a cost budget, re-checks.
+ * in turns with native, robust per-window statistics, a cost budget, re-checks.  This is its
+ * core: the state, the exploration schedule, judging and settling windows, feeding periods.
+ * The agreed verdicts (votes and tallies) are in govern_vote.c, the setters, queries and the
+ * reason text in govern_query.c; govern_impl.h holds what the three share.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Pure: no MPI, no system calls, no clock, no allocation.  Everything lives in the caller's
  * struct aot_gov.
  */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "aot_govern.h"
+#include "govern_impl.h"
 
 /* A candidate that lost by more than this factor over whole windows sits out every other
  * scheduled re-check: its slot runs natively, as for a candidate passed over.  (One cut short
@@ -27,13 +30,6 @@
 #define AOT_GOV_MIN_SPREAD 0.005
 /* The relative spread a site is assumed to have before its windows show it. */
 #define AOT_GOV_PRIOR_SPREAD 0.05
-/* Standard errors between a verdict and the threshold. */
-#define AOT_GOV_Z 2.0
-/* ... for a candidate whose calibrated cost (prior) is at most the margin of native's period:
- * a mistaken win costs it little (and its watch catches it), while the platforms where such a
- * mode pays (large messages on a network) are the noisiest, where two standard errors take
- * more windows than a run of a few hundred iterations has. */
-#define AOT_GOV_Z_CHEAP 1.0
 
 void aot_gov_params_default(struct aot_gov_params *p)
 {
@@ -102,7 +98,7 @@ static int aot_gov_slot(const struct aot_gov *g)
     return g->p.warmup + g->win;
 }
 
-static void aot_gov_open(struct aot_gov *g, int mode)
+void aot_gov_open(struct aot_gov *g, int mode)
 {
     g->wseen = 0;
     g->wmode = mode;
@@ -210,7 +206,7 @@ static double aot_gov_spent(const struct aot_gov *g)
     return g->p.ledger ? *g->p.ledger : g->loss_ns;
 }
 
-static void aot_gov_lose(struct aot_gov *g, double ns)
+void aot_gov_lose(struct aot_gov *g, double ns)
 {
     g->loss_ns += ns;
     if (g->p.ledger)
@@ -226,7 +222,7 @@ static int aot_gov_agreeing(const struct aot_gov *g)
 /* Why candidate k may not run its next window now: 0 it may; 1 its prior exceeds the share of
  * native's period; 2 a far loser sitting out this re-check; 3 the budget left does not cover it;
  * 4 excluded. */
-static int aot_gov_bar(const struct aot_gov *g, int k)
+int aot_gov_bar(const struct aot_gov *g, int k)
 {
     const struct aot_gov_mode *m = &g->m[k];
 
@@ -295,7 +291,7 @@ static int aot_gov_next(struct aot_gov *g, int *passed, const struct aot_gov_tal
 }
 
 /* The decided phase begins, in mode; native's latest level is its reference. */
-static void aot_gov_decide(struct aot_gov *g, int mode)
+void aot_gov_decide(struct aot_gov *g, int mode)
 {
     g->exploring = 0;
     g->fill = 0;
@@ -335,7 +331,7 @@ static void aot_gov_finish(struct aot_gov *g)
     aot_gov_decide(g, best);
 }
 
-static double aot_gov_z(const struct aot_gov *g, int k)
+double aot_gov_z(const struct aot_gov *g, int k)
 {
     const double prior = g->m[k].prior_ns;
 
@@ -359,7 +355,7 @@ static void aot_gov_measure(const struct aot_gov *g, double la, int na, double *
 
 /* The verdict on candidate k after a window of ratio r (squared SE se2, z standard errors,
  * period_ns its typical period). */
-static void aot_gov_apply(struct aot_gov *g, int k, double r, double se2, double z,
+void aot_gov_apply(struct aot_gov *g, int k, double r, double se2, double z,
                           double period_ns)
 {
     struct aot_gov_mode *m = &g->m[k];
@@ -483,7 +479,7 @@ static void aot_gov_cut(struct aot_gov *g, double ns)
 }
 
 /* After the native window: the next candidate, native filler first for each one passed over. */
-static void aot_gov_proceed(struct aot_gov *g, const struct aot_gov_tally *t)
+void aot_gov_proceed(struct aot_gov *g, const struct aot_gov_tally *t)
 {
     int passed, k = aot_gov_next(g, &passed, t);
 
@@ -497,36 +493,6 @@ static void aot_gov_proceed(struct aot_gov *g, const struct aot_gov_tally *t)
         aot_gov_finish(g);
         g->lag = 2 * passed * aot_gov_slot(g);
     }
-}
-
-/* The end of a native window of an agreed exploration: the vote on the candidate window before
- * it (has: measured, ratio r, squared SE se2), then native, unscored, until the tally; at a
- * re-check the decided mode instead, which runs anyway outside explorations (a tally over TCP
- * takes several occurrences, native ones cost what the decided mode gains). */
-static void aot_gov_cast(struct aot_gov *g, int has, double r, double se2)
-{
-    struct aot_gov_vote *v = &g->vote;
-
-    memset(v, 0, sizeof(*v));
-    v->seq = ((unsigned) g->rechecks & 0xffu) << 8 | ((unsigned) g->votes & 0xffu);
-    v->mode = g->pend ? g->pend : g->cut_mode;
-    v->has = has && r > 0;
-    v->ratio = r;
-    v->se2 = se2;
-    v->cut = !g->pend && g->cut_mode;
-    v->cut_ratio = g->cut_last;
-    v->cheap = v->mode && aot_gov_z(g, v->mode) == AOT_GOV_Z_CHEAP;
-    v->base_ns = v->has ? g->pend_level / r : g->nat_level;
-    for (int k = 1; k < g->p.nmodes; k++) {
-        v->ok |= (unsigned) (aot_gov_bar(g, k) == 0) << k;
-        v->todo |= (unsigned) (g->m[k].todo != 0) << k;
-    }
-    g->votes++;
-    g->pend = 0;
-    g->cut_mode = 0;
-    g->vote_ready = 1;
-    g->holding = 1;
-    aot_gov_open(g, g->keep);
 }
 
 static void aot_gov_close(struct aot_gov *g)
@@ -813,310 +779,4 @@ void aot_gov_credit(struct aot_gov *g, uint64_t n, double ns)
         g->since += n;
     else if (g->fill > 0)
         g->fill -= (int) (n < (uint64_t) g->fill ? n : (uint64_t) g->fill - 1);
-}
-
-/* Agreed verdicts (aot_govern.h). */
-int aot_gov_vote(struct aot_gov *g, struct aot_gov_vote *v)
-{
-    if (!g->vote_ready)
-        return 0;
-    g->vote_ready = 0;
-    *v = g->vote;
-    return 1;
-}
-
-int aot_gov_holding(const struct aot_gov *g)
-{
-    return g->holding;
-}
-
-/* Fixed point for the summed words: exact integer sums are the same on every rank. */
-#define AOT_GOV_FIX 4294967296.0        /* 2^32 */
-#define AOT_GOV_FIX_MAX 1000.0           /* ratios are clamped to this (2^42 per vote) */
-
-static int64_t aot_gov_fix(double x)
-{
-    if (!(x > 0))
-        return 0;
-    return (int64_t) llround(fmin(x, AOT_GOV_FIX_MAX) * AOT_GOV_FIX);
-}
-
-/* Words: 0 votes, 1-2 seq and seq^2, 3-5 votes about a mode, mode and mode^2, 6 measured,
- * 7 ratio, 8 se2, 9 cut, 10 cut ratio, 11 cheap, 12-15 ok bits, 16-19 todo bits (per mode). */
-void aot_gov_vote_pack(const struct aot_gov_vote *v, int64_t w[AOT_GOV_VOTE_WORDS])
-{
-    memset(w, 0, sizeof(int64_t) * AOT_GOV_VOTE_WORDS);
-    w[0] = 1;
-    w[1] = (int64_t) (v->seq & 0xffffu);
-    w[2] = w[1] * w[1];
-    if (v->mode > 0 && v->mode < AOT_GOV_MAX_MODES) {
-        w[3] = 1;
-        w[4] = v->mode;
-        w[5] = v->mode * v->mode;
-    }
-    if (v->has) {
-        w[6] = 1;
-        w[7] = aot_gov_fix(v->ratio);
-        w[8] = aot_gov_fix(v->se2);
-    }
-    if (v->cut) {
-        w[9] = 1;
-        w[10] = aot_gov_fix(v->cut_ratio);
-    }
-    w[11] = v->cheap != 0;
-    for (int k = 0; k < AOT_GOV_MAX_MODES; k++) {
-        w[12 + k] = (v->ok >> k) & 1;
-        w[16 + k] = (v->todo >> k) & 1;
-    }
-}
-
-void aot_gov_tally_read(const int64_t w[AOT_GOV_VOTE_WORDS], struct aot_gov_tally *t)
-{
-    memset(t, 0, sizeof(*t));
-    t->n = (int) w[0];
-    /* all equal exactly when n * sum(x^2) == sum(x)^2 (Cauchy-Schwarz) */
-    t->consistent = w[0] > 0 && (__int128) w[0] * w[2] == (__int128) w[1] * w[1] &&
-                    (__int128) w[3] * w[5] == (__int128) w[4] * w[4];
-    t->mode = w[3] > 0 ? (int) (w[4] / w[3]) : 0;
-    t->nhas = (int) w[6];
-    t->ratio = t->nhas ? (double) w[7] / AOT_GOV_FIX / t->nhas : 0;
-    t->se2 = t->nhas ? (double) w[8] / AOT_GOV_FIX / t->nhas : 0;
-    t->ncut = (int) w[9];
-    t->cut_ratio = t->ncut ? (double) w[10] / AOT_GOV_FIX / t->ncut : 0;
-    t->cheap_all = w[11] == w[0];
-    for (int k = 0; k < AOT_GOV_MAX_MODES; k++) {
-        t->ok_all |= (unsigned) (w[12 + k] == w[0]) << k;
-        t->todo_any |= (unsigned) (w[16 + k] > 0) << k;
-    }
-}
-
-/* The tally of every rank's vote: the same verdict and the same next window everywhere.  The
- * ranks' mean ratio is judged with their mean squared SE (not divided by the number of ranks:
- * their periods are coupled by the very messages being measured, so their noise is not
- * independent).  A candidate most ranks cut short is cut on all of them. */
-void aot_gov_agreed(struct aot_gov *g, const struct aot_gov_tally *t)
-{
-    struct aot_gov_tally own;
-
-    if (!g->holding)
-        return;
-    if (!t || !t->consistent) {
-        int64_t w[AOT_GOV_VOTE_WORDS];
-        aot_gov_vote_pack(&g->vote, w);
-        aot_gov_tally_read(w, &own);
-        t = &own;
-        g->local_n++;
-    } else {
-        g->agreed_n++;
-    }
-    g->holding = 0;
-    g->vote_ready = 0;
-    int k = t->mode;
-    if (k >= 1 && k < g->p.nmodes && g->m[k].verdict != AOT_GOV_EXCLUDED) {
-        struct aot_gov_mode *m = &g->m[k];
-        if (t->ncut > t->nhas) {
-            if (!m->tries)
-                m->verdict = AOT_GOV_CUT;
-            m->cut_ratio = t->cut_ratio;
-            m->todo = 0;
-        } else if (t->nhas) {
-            aot_gov_apply(g, k, t->ratio, t->se2, t->cheap_all ? AOT_GOV_Z_CHEAP : AOT_GOV_Z,
-                          t->ratio * g->vote.base_ns);
-        }
-    }
-    aot_gov_proceed(g, t);
-}
-
-void aot_gov_exclude(struct aot_gov *g, int mode)
-{
-    if (mode < 1 || mode >= g->p.nmodes)
-        return;
-    g->m[mode].verdict = AOT_GOV_EXCLUDED;
-    g->m[mode].todo = 0;
-    if (g->keep == mode)
-        g->keep = 0;                /* a re-check's holds must not run it */
-    if (g->exploring && g->pend == mode)
-        g->pend = 0;
-    if (g->exploring && g->cur == mode) {
-        aot_gov_open(g, 0);
-    } else if (!g->exploring && g->chosen == mode) {
-        g->chosen = 0;
-        aot_gov_open(g, 0);
-    }
-}
-
-int aot_gov_rule_out(struct aot_gov *g, int mode, const char *why)
-{
-    if (mode < 1 || mode >= g->p.nmodes || g->exploring || g->holding ||
-        g->m[mode].verdict == AOT_GOV_EXCLUDED)
-        return 0;
-    aot_gov_exclude(g, mode);
-    g->m[mode].why_out = why;
-    return 1;
-}
-
-void aot_gov_charge(struct aot_gov *g, double ns)
-{
-    if (ns > 0)
-        aot_gov_lose(g, ns);
-}
-
-void aot_gov_prior(struct aot_gov *g, int mode, double extra_ns)
-{
-    if (mode >= 1 && mode < g->p.nmodes)
-        g->m[mode].prior_ns = extra_ns;
-}
-
-int aot_gov_mode(const struct aot_gov *g)
-{
-    return g->cur;
-}
-
-int aot_gov_seed(struct aot_gov *g, int mode)
-{
-    struct aot_gov_mode *m;
-
-    if (mode < 0 || mode >= g->p.nmodes || g->periods || !g->exploring)
-        return 0;
-    m = &g->m[mode];
-    if (mode > 0 && m->verdict == AOT_GOV_EXCLUDED)
-        return 0;
-    if (mode > 0) {
-        /* a winner not measured in this run: first in the re-check's order, "kept: not clearly
-         * slower" until measured */
-        m->verdict = AOT_GOV_WON;
-        m->unclear = 1;
-        m->ratio = 1 - g->p.margin;
-    }
-    for (int k = 1; k < g->p.nmodes; k++)
-        g->m[k].todo = 0;
-    g->seeded = 1;
-    aot_gov_decide(g, mode);          /* no native level yet: its reference is 0 */
-    return 1;
-}
-
-int aot_gov_verdict(const struct aot_gov *g)
-{
-    if (g->exploring && g->rechecks == 0 && !g->triggers && !g->seeded)
-        return -1;
-    return g->chosen;
-}
-
-int aot_gov_decided(const struct aot_gov *g)
-{
-    return !g->exploring;
-}
-
-int aot_gov_choice(const struct aot_gov *g)
-{
-    return g->chosen;
-}
-
-double aot_gov_median_ns(const struct aot_gov *g, int mode)
-{
-    return mode >= 0 && mode < g->p.nmodes ? g->m[mode].period_ns : 0;
-}
-
-uint64_t aot_gov_scored(const struct aot_gov *g, int mode)
-{
-    return mode >= 0 && mode < g->p.nmodes ? g->m[mode].scored : 0;
-}
-
-double aot_gov_loss_ns(const struct aot_gov *g)
-{
-    return g->loss_ns;
-}
-
-double aot_gov_total_ns(const struct aot_gov *g)
-{
-    return g->total_ns;
-}
-
-/* "180 us", "2.5 us", "12.3 ms" */
-static void aot_gov_time(char *buf, size_t len, double ns)
-{
-    if (ns >= 1e7)
-        snprintf(buf, len, "%.1f ms", ns * 1e-6);
-    else if (ns >= 1e4)
-        snprintf(buf, len, "%.0f us", ns * 1e-3);
-    else
-        snprintf(buf, len, "%.1f us", ns * 1e-3);
-}
-
-int aot_gov_reason(const struct aot_gov *g, const char *const *names, char *buf, size_t len)
-{
-    size_t n = 0;
-    int total = 0;
-
-#define AOT_GOV_PUT(...)                                                                  \
-    do {                                                                                  \
-        int w_ = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, __VA_ARGS__);  \
-        if (w_ > 0) {                                                                     \
-            n += (size_t) w_;                                                             \
-            total += w_;                                                                  \
-        }                                                                                 \
-    } while (0)
-
-    if (len)
-        buf[0] = '\0';
-    if (g->seeded && g->rechecks == 0 && !g->triggers) {
-        AOT_GOV_PUT("%s from the cache of an earlier run, not re-checked yet",
-                    names[g->chosen]);
-        if (len && n >= len)
-            buf[len - 1] = '\0';
-        return total;
-    }
-    if (g->exploring)
-        AOT_GOV_PUT("exploring: ");
-    else if (g->p.nmodes == 1)
-        AOT_GOV_PUT("no candidate modes");
-    for (int k = 1; k < g->p.nmodes; k++) {
-        const struct aot_gov_mode *m = &g->m[k];
-        char a[32], b[32];
-        if (k > 1)
-            AOT_GOV_PUT("; ");
-        switch (m->verdict) {
-        case AOT_GOV_UNTRIED:
-            AOT_GOV_PUT("%s not tried yet", names[k]);
-            break;
-        case AOT_GOV_EXCLUDED:
-            if (!m->why_out)
-                AOT_GOV_PUT("%s not possible here", names[k]);
-            else if (m->round_scored)
-                AOT_GOV_PUT("%s %.2fx %s (%llu periods), left out: %s", names[k], m->ratio,
-                            m->ratio >= 1 ? "slower than native" : "native",
-                            (unsigned long long) m->round_scored, m->why_out);
-            else
-                AOT_GOV_PUT("%s left out: %s", names[k], m->why_out);
-            break;
-        case AOT_GOV_WON:
-        case AOT_GOV_LOST:
-            if (m->ratio >= 1)
-                AOT_GOV_PUT("%s %.2fx slower than native (%llu periods)", names[k], m->ratio,
-                            (unsigned long long) m->round_scored);
-            else
-                AOT_GOV_PUT("%s %.2fx native (%llu periods%s)", names[k], m->ratio,
-                            (unsigned long long) m->round_scored,
-                            !m->unclear                   ? ""
-                            : m->verdict == AOT_GOV_WON ? ", kept: not clearly slower"
-                                                          : ", not clearly faster");
-            break;
-        case AOT_GOV_CUT:
-            AOT_GOV_PUT("%s cut short at %.1fx native", names[k], m->cut_ratio);
-            break;
-        case AOT_GOV_SKIPPED:
-            aot_gov_time(a, sizeof(a), m->prior_ns);
-            aot_gov_time(b, sizeof(b), g->nat_level);
-            AOT_GOV_PUT("%s not tried: its calibrated cost %s exceeds half the %s period",
-                        names[k], a, b);
-            break;
-        default:
-            AOT_GOV_PUT("%s not tried yet: waits for exploration budget", names[k]);
-            break;
-        }
-    }
-#undef AOT_GOV_PUT
-    if (len && n >= len)
-        buf[len - 1] = '\0';
-    return total;
 }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# src/govern.c: the benefit governor on synthetic period streams (pure, no MPI);
+# src/govern*.c: the benefit governor on synthetic period streams (pure, no MPI);
 # src/calib.c: self-calibration of a guard's and a copy's cost on this machine.
 aot_add_unit_test(test_govern test_govern.c)
 set_tests_properties(unit.test_govern PROPERTIES LABELS "unit;govern")
