@@ -3,8 +3,8 @@
  * in the program's own loop, decided from the measured period between its occurrences.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Pure (govern.c): no MPI, no system calls, no clock, no allocation; the caller times the
- * periods and feeds them.  One struct aot_gov per site, embedded by the caller.  Running a site
+ * Pure (govern.c, govern_vote.c, govern_query.c): no MPI, no system calls, no clock, no
+ * allocation; the caller times the periods and feeds them.  One struct aot_gov per site, embedded by the caller.  Running a site
  * natively or converted never changes which message matches which receive, so verdicts need
  * not agree for correctness; for the benefit they do, and with params.agree the ranks take
  * each verdict together (see "Agreed verdicts" below).
