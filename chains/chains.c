@@ -28,6 +28,10 @@
  * completed (aot_paging_complete), as paging does for a call that passes through.  A page that
  * paging guards is never probed: the gap then counts as touched (aot_paging_guards).  Chains
  * see paging only through aot_paging.h.
+ *
+ * Mechanisms: what a member's call does once its mode is chosen is mech/'s (the native calls and
+ * posts, and the table of their requests: native_inline.h and mech/native.c; copied sends:
+ * mech/copy.c).  This file decides and counts; it hands them the call and its spans.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -39,6 +43,7 @@
 #include "aot_govern.h"
 #include "aot_p2p.h"
 #include "chains.h"
+#include "native_inline.h"
 #ifdef AOT_HAVE_PAGING
 #include "aot_paging.h"
 #endif
@@ -95,32 +100,15 @@ static int aot_ch_fast_members;
 /* Safe chains: each occurrence runs in its governor's mode (struct aot_ch_run). */
 static int aot_ch_governed;
 
-#define AOT_CH_MAX_REQS (2 * AOT_CH_MAX_MEMBERS + 2)
-static MPI_Request aot_ch_reqs[AOT_CH_MAX_REQS];
-static int aot_ch_nreqs;
-/* Signatures whose private copy a pending request reads (cleared when the requests complete). */
-static struct aot_ch_sig *aot_ch_busy[AOT_CH_MAX_REQS];
-static int aot_ch_nbusy;
+/* The requests of a chain's members wait in mech/'s native table until the chain ends. */
+_Static_assert(AOT_NATIVE_MAX_REQS >= 2 * AOT_CH_MAX_MEMBERS + 2,
+               "the native table holds two requests per member of the longest chain");
 
 const struct aot_ch_learner *aot_ch_learner_get(void);
 const struct aot_ch_learner *aot_ch_learner_get(void)
 {
     return aot_ch_L.confirm > 0 ? &aot_ch_L : NULL;     /* initialized once */
 }
-
-/* One intercepted point-to-point call. */
-struct aot_ch_call {
-    int fn;
-    const void *sbuf;
-    int scount, dest, stag;
-    MPI_Datatype sdt;
-    void *rbuf;
-    int rcount, source, rtag;
-    MPI_Datatype rdt;
-    MPI_Comm comm;
-    MPI_Status *status;
-    int has_s, has_r;
-};
 
 static int aot_ch_member_fn(int fn)
 {
@@ -183,7 +171,7 @@ static void aot_ch_span(const void *buf, int count, MPI_Datatype dt, intptr_t *l
 #define AOT_CH_COPY_MAX (16 << 20)
 
 /* Why a new signature can never be a member (enum aot_ch_why). */
-static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
+static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_mech_call *c)
 {
     MPI_Errhandler eh;
     int inter = 0, fatal;
@@ -227,7 +215,7 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
         /* copied sends copy the whole span: only when it is dense enough */
         MPI_Count ssize = 0;
         PMPI_Type_size_x(c->sdt, &ssize);
-        s->copy_ok = (uint64_t) (s->shi - s->slo) <= 4 * (uint64_t) ssize * (uint64_t) c->scount
+        s->copy.ok = (uint64_t) (s->shi - s->slo) <= 4 * (uint64_t) ssize * (uint64_t) c->scount
                                                    + 4096 &&
                      s->shi - s->slo <= AOT_CH_COPY_MAX;
     }
@@ -237,7 +225,7 @@ static int aot_ch_sig_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
 /* The fast path's view of a new signature (struct aot_ch_sig, fast_pc).  A call at the same
  * return address with the same arguments has this signature: at depth 1 without injection the
  * site is that one frame, whether it came from the wrapper or from unwinding. */
-static void aot_ch_fast_setup(struct aot_ch_sig *s, const struct aot_ch_call *c)
+static void aot_ch_fast_setup(struct aot_ch_sig *s, const struct aot_mech_call *c)
 {
     const int has = c->has_s + 2 * c->has_r;
 
@@ -269,7 +257,7 @@ static void aot_ch_pass_setup(struct aot_ch_sig *s)
 #endif
 }
 
-static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
+static struct aot_ch_sig *aot_ch_signature(const struct aot_mech_call *c)
 {
     struct aot_ch_key k;
     const void *frames[AOT_CH_MAX_DEPTH];
@@ -322,96 +310,29 @@ static struct aot_ch_sig *aot_ch_signature(const struct aot_ch_call *c)
 
 /* ---------------------------------------------------------------- requests */
 
-static void aot_ch_complete_all(void)
-{
-    if (!aot_ch_nreqs)
-        return;
-    aot_trace(AOT_TR_WAIT, -1, (uint64_t) aot_ch_nreqs, 1, "chain");
-    aot_waitall_ignore(aot_ch_nreqs, aot_ch_reqs);
-    aot_ch_nreqs = 0;
-    for (int i = 0; i < aot_ch_nbusy; i++)
-        aot_ch_busy[i]->copy_busy = 0;
-    aot_ch_nbusy = 0;
-}
-
-/* A member function's call through PMPI, as the program made it (one of the four
- * aot_ch_member_fn allows). */
-static inline __attribute__((always_inline)) int
-aot_ch_pmpi(int fn, const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
-            void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag, MPI_Comm comm,
-            MPI_Status *status)
-{
-    switch (fn) {
-    case AOT_FN_MPI_Ssend:
-        return PMPI_Ssend(sbuf, scount, sdt, dest, stag, comm);
-    case AOT_FN_MPI_Send:
-        return PMPI_Send(sbuf, scount, sdt, dest, stag, comm);
-    case AOT_FN_MPI_Recv:
-        return PMPI_Recv(rbuf, rcount, rdt, source, rtag, comm, status);
-    default:
-        return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag,
-                             comm, status);
-    }
-}
-
-static int aot_ch_blocking(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+/* A member's call through PMPI, as the program made it, once paging's requests on its bytes
+ * completed. */
+static int aot_ch_blocking(const struct aot_mech_call *c, const struct aot_ch_sig *s)
 {
     if (c->has_s)
         aot_ch_resolve(s->slo, s->shi, 0);
     if (c->has_r)
         aot_ch_resolve(s->rlo, s->rhi, 1);
-    return aot_ch_pmpi(c->fn, c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf, c->rcount,
-                       c->rdt, c->source, c->rtag, c->comm, c->status);
+    return aot_native_call(c);
 }
 
-/*
- * Starts a member's requests on the program's buffers, no guard (k: its arguments): the
- * receive when go & 2, the send when go & 1; the chain waits for them at its last member.  A
- * receive whose status the program reads when the call returns is waited for here, exactly as
- * MPI fills it in, but only once the send is under way: the peer may be waiting for that send
- * in the same way (two ranks exchanging with MPI_Sendrecv and statuses).  Always inlined: the
- * fast path passes constants for the status.
- */
+/* aot_native_post of the call whose key is k (the sides go, the status as given). */
 static inline __attribute__((always_inline)) int aot_ch_post(const struct aot_ch_key *k, int go,
                                                         MPI_Status *status)
 {
-    MPI_Request rreq = MPI_REQUEST_NULL;
-    int rc = MPI_SUCCESS, rc2;
-
-    if (aot_ch_nreqs + 2 > AOT_CH_MAX_REQS)
-        aot_ch_complete_all();
-    if (go & 2)
-        rc = PMPI_Irecv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm, &rreq);
-    if (go & 1) {
-        MPI_Request *req = &aot_ch_reqs[aot_ch_nreqs];
-        if (k->fn == AOT_FN_MPI_Ssend)
-            rc2 = PMPI_Issend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm, req);
-        else
-            rc2 = PMPI_Isend(k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->comm, req);
-        if (rc2 == MPI_SUCCESS)
-            aot_ch_nreqs++;
-        if (rc == MPI_SUCCESS)
-            rc = rc2;
-    }
-    if (rreq != MPI_REQUEST_NULL) {
-        if (status != MPI_STATUS_IGNORE) {
-            rc2 = PMPI_Wait(&rreq, status);
-            AOT_CH_COUNT(status_waits, 1);
-            if (rc == MPI_SUCCESS)
-                rc = rc2;
-        } else {
-            aot_ch_reqs[aot_ch_nreqs++] = rreq;
-        }
-    }
-    AOT_CH_COUNT(unguarded_requests, (go & 1) + (go >> 1));
-    aot_stats_optimized(k->fn);
-    return rc;
+    return aot_native_post(k->fn, k->sbuf, k->scount, k->sdt, k->dest, k->stag, k->rbuf,
+                           k->rcount, k->rdt, k->source, k->rtag, k->comm, go, status);
 }
 
 /* Chain mode: start the call.  A side whose peer is MPI_PROC_NULL has no effect (MPI 4.0,
  * 3.11): it starts no request, unless the program reads the receive's status, which MPI then
  * fills in as usual. */
-static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
+static int aot_ch_start(const struct aot_mech_call *c, const struct aot_ch_sig *s)
 {
     const int has_s = c->has_s && c->dest != MPI_PROC_NULL;
     const int has_r = c->has_r && (c->source != MPI_PROC_NULL || c->status != MPI_STATUS_IGNORE);
@@ -434,7 +355,7 @@ static int aot_ch_start(const struct aot_ch_call *c, const struct aot_ch_sig *s)
  * status the program reads, and every member when paging is not there, runs blocking.  how:
  * AOT_PG_FORCE_MEMBER, or AOT_PG_FORCE_WAITED for the last member (aot_ch_finish_safe).
  */
-static int aot_ch_start_safe(const struct aot_ch_call *c, const struct aot_ch_sig *s, int how)
+static int aot_ch_start_safe(const struct aot_mech_call *c, const struct aot_ch_sig *s, int how)
 {
 #ifdef AOT_HAVE_PAGING
     const void *site = aot_tls.site_file ? (const void *) (aot_tls.site_file + aot_tls.site_line)
@@ -484,7 +405,7 @@ static int aot_ch_start_safe(const struct aot_ch_call *c, const struct aot_ch_si
  * chain ran 1.07-1.09x hand-written MPI_Isend on the emulated cluster instead of 1.12-1.16x
  * (docs/overhead.md, "the chain's last member").
  */
-static int aot_ch_finish_safe(const struct aot_ch_call *c, const struct aot_ch_sig *s,
+static int aot_ch_finish_safe(const struct aot_mech_call *c, const struct aot_ch_sig *s,
                               const struct aot_ch_chain *ch)
 {
     int rc = aot_ch_start_safe(c, s, AOT_PG_FORCE_WAITED);
@@ -588,7 +509,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
         if (!m)
             continue;
-        copies += m->copy_ok;
+        copies += m->copy.ok;
         if (i < c->n - 1) {
             /* what paging guards for a member: each side's pages (the prior counts the
              * largest for each) */
@@ -635,8 +556,8 @@ static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_ch_run *r)
     for (int i = 0; i < c->n; i++) {
         const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
         if (m) {
-            sent += m->copy_sent;
-            late += m->copy_late;
+            sent += m->copy.sent;
+            late += m->copy.late;
         }
     }
     if (sent >= AOT_CH_COPY_EVIDENCE && late == 0 &&
@@ -677,67 +598,19 @@ static inline int aot_ch_mode_of(const struct aot_ch_chain *c)
     return c && c->run ? c->run->mode : AOT_MODE_NATIVE;
 }
 
-/* Copied mode: the send side goes from a private copy with MPI_Isend (or, when it cannot be
- * copied, is an MPI_Ssend or has no peer, the whole call runs natively); the receive side runs
- * blocking, after the send is under way. */
+/* Copied mode (mech/copy.c) for the call whose key is k: the send side goes from s's private
+ * copy with MPI_Isend; -1 when it cannot (the caller runs the call natively). */
 static int aot_ch_start_copy(const struct aot_ch_key *k, struct aot_ch_sig *s, int go,
                              MPI_Status *status)
 {
-    const size_t span = (size_t) (s->shi - s->slo);
-    MPI_Request *req;
-    char *copy;
-    int rc = MPI_SUCCESS, rc2, sent = 0;
+    const struct aot_mech_call c = {
+        .fn = k->fn, .sbuf = k->sbuf, .scount = k->scount, .sdt = k->sdt, .dest = k->dest,
+        .stag = k->stag, .rbuf = (void *) k->rbuf, .rcount = k->rcount, .rdt = k->rdt,
+        .source = k->source, .rtag = k->rtag, .comm = k->comm, .status = status,
+        .has_s = k->fn != AOT_FN_MPI_Recv,
+        .has_r = k->fn == AOT_FN_MPI_Recv || k->fn == AOT_FN_MPI_Sendrecv };
 
-    if (!(go & 1) || !s->copy_ok || k->fn == AOT_FN_MPI_Ssend)
-        return -1;
-    if (s->copy_busy || aot_ch_nreqs + 1 > AOT_CH_MAX_REQS)
-        aot_ch_complete_all();
-    if (s->copy_cap < span) {
-        if (s->copy)
-            aot_mem_free(s->copy, s->copy_cap);
-        s->copy = aot_mem_alloc(span);
-        s->copy_cap = s->copy ? span : 0;
-        if (!s->copy)
-            return -1;
-    }
-    aot_ch_resolve(s->slo, s->shi, 0);
-    memcpy(s->copy, (const void *) s->slo, span);
-    /* the datatype addresses the copy as it addressed the program's buffer */
-    copy = (char *) s->copy - (s->slo - (intptr_t) k->sbuf);
-    req = &aot_ch_reqs[aot_ch_nreqs];
-    rc = PMPI_Isend(copy, k->scount, k->sdt, k->dest, k->stag, k->comm, req);
-    if (rc == MPI_SUCCESS) {
-        aot_ch_nreqs++;
-        s->copy_busy = 1;
-        aot_ch_busy[aot_ch_nbusy++] = s;
-        sent = 1;
-    }
-    AOT_CH_COUNT(copied_sends, 1);
-    if (go & 2) {
-        aot_ch_resolve(s->rlo, s->rhi, 1);
-        rc2 = PMPI_Recv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
-                        status);
-        if (rc == MPI_SUCCESS)
-            rc = rc2;
-    } else if (k->fn != AOT_FN_MPI_Send && status != MPI_STATUS_IGNORE) {
-        /* a receive side to MPI_PROC_NULL whose status is read: MPI's own answer */
-        rc2 = PMPI_Recv((void *) k->rbuf, k->rcount, k->rdt, k->source, k->rtag, k->comm,
-                        status);
-        if (rc == MPI_SUCCESS)
-            rc = rc2;
-    }
-    if (sent) {
-        /* whether the copy bought anything: was the send still under way as the call
-         * returns? (aot_ch_copy_pays) */
-        int done = 0;
-        PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-        s->copy_sent++;
-        s->copy_late += !done;
-        if (!done)
-            AOT_CH_COUNT(copied_late, 1);
-    }
-    aot_stats_optimized(k->fn);
-    return rc;
+    return aot_copy_start(&c, go, &s->copy, &s->span, aot_ch_resolve);
 }
 
 /* A member that runs natively in a safe chain: counted as passed, by the governor's choice
@@ -750,7 +623,7 @@ static inline void aot_ch_count_native(int fn)
 }
 
 /* A member in the occurrence's mode (guarded: see aot_ch_route_call). */
-static int aot_ch_run_member(const struct aot_ch_call *c, struct aot_ch_sig *s, int mode)
+static int aot_ch_run_member(const struct aot_mech_call *c, struct aot_ch_sig *s, int mode)
 {
     if (mode == AOT_MODE_COPY) {
         const int go = (c->has_s && c->dest != MPI_PROC_NULL) +
@@ -767,8 +640,8 @@ static int aot_ch_run_member(const struct aot_ch_call *c, struct aot_ch_sig *s, 
 static int aot_ch_native_key(const struct aot_ch_key *k)
 {
     aot_ch_count_native(k->fn);
-    return aot_ch_pmpi(k->fn, k->sbuf, k->scount, k->sdt, k->dest, k->stag, (void *) k->rbuf,
-                       k->rcount, k->rdt, k->source, k->rtag, k->comm, MPI_STATUS_IGNORE);
+    return aot_native_pmpi(k->fn, k->sbuf, k->scount, k->sdt, k->dest, k->stag, (void *) k->rbuf,
+                           k->rcount, k->rdt, k->source, k->rtag, k->comm, MPI_STATUS_IGNORE);
 }
 
 /* One line per chain for the statistics (rank 0's chains; the counters sum every rank's). */
@@ -1008,7 +881,7 @@ static void aot_ch_report_missed(void)
  */
 static inline void aot_ch_arm_sync(void)
 {
-    const int need = aot_ch_probe_on || aot_ch_touched || aot_ch_nreqs ||
+    const int need = aot_ch_probe_on || aot_ch_touched || aot_native_pending() ||
                      aot_ch_L.active || aot_ch_L.nphase || aot_ch_L.overflow;
     const int have = (aot_hooks_armed & AOT_ARM_CHAINS) != 0;
 
@@ -1226,7 +1099,7 @@ static void aot_ch_doze(struct aot_ch_chain *c)
     struct aot_ch_sig *first = aot_ch_sig_by_id(c->first), *s = first;
     uint64_t q;
 
-    if (!r || !first || aot_ch_next != first || aot_ch_nreqs || aot_ch_nbusy ||
+    if (!r || !first || aot_ch_next != first || aot_native_pending() || aot_native_holding() ||
         (aot_hooks_armed & ~(AOT_ARM_TIMING | AOT_ARM_CHAINS)))
         return;
     if (aot_ch_forced == AOT_MODE_NATIVE)
@@ -1253,7 +1126,7 @@ static void aot_ch_doze(struct aot_ch_chain *c)
 static void aot_ch_doze_passes(void)
 {
     if (++aot_ch_pass_run < AOT_CH_PASS_RUN || aot_ch_dz.c || aot_ch_dz.passes ||
-        aot_ch_nreqs || aot_ch_nbusy || (aot_hooks_armed & ~AOT_ARM_TIMING))
+        aot_native_pending() || aot_native_holding() || (aot_hooks_armed & ~AOT_ARM_TIMING))
         return;
     aot_ch_dz.passes = 1;
     aot_ch_doze_begin(AOT_CH_PASS_DOZE);
@@ -1336,7 +1209,7 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
     AOT_CH_COUNT(fast_calls, 1);
     aot_ch_pass_run = 0;
     if ((act & AOT_CH_ACTION) == AOT_CH_LAST)
-        aot_ch_complete_all();
+        aot_native_complete();
     aot_ch_fast_expect(act, s);
     /* aot_ch_arm_sync, knowing what the fast path leaves: no probe, no touch, no phase (the
      * learner answered FIRST, NEXT or LAST), requests only while a chain is active */
@@ -1454,11 +1327,11 @@ void aot_chains_enter(int fn)
     if (aot_ch_member_fn(fn))
         return;                       /* the route decides, with the signature */
     aot_ch_boundary();
-    aot_ch_complete_all();            /* also after a break */
+    aot_native_complete();            /* also after a break */
     aot_ch_arm_sync();
 }
 
-static int aot_ch_route_call(const struct aot_ch_call *c)
+static int aot_ch_route_call(const struct aot_mech_call *c)
 {
     struct aot_ch_sig *s;
 
@@ -1477,7 +1350,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
         return AOT_CHAINS_DECLINED;
     if (!s || s->why || s->retired) {
         if (aot_ch_boundary() & AOT_CH_BROKE)
-            aot_ch_complete_all();
+            aot_native_complete();
         aot_ch_next = s ? aot_ch_pass_next(s) : NULL;
         /* a call the fast path did not predict, but a pass all the same */
         if (s && s->fast_pass)
@@ -1490,7 +1363,7 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
     ran = aot_ch_L.active;           /* after its last member the learner forgets it */
     act = aot_ch_learn_call(&aot_ch_L, s->id);
     if (act & AOT_CH_BROKE)
-        aot_ch_complete_all();
+        aot_native_complete();
     if (aot_cfg.chains == AOT_CHAINS_SAFE && !aot_cfg.chain_verify) {
         switch (act & AOT_CH_ACTION) {
         case AOT_CH_FIRST:
@@ -1548,17 +1421,17 @@ static int aot_ch_route_call(const struct aot_ch_call *c)
             return aot_ch_finish_safe(c, s, ran);
         if (mode >= 0) {
             rc = aot_ch_run_member(c, s, mode);
-            aot_ch_complete_all();
+            aot_native_complete();
             return rc;
         }
         rc = aot_ch_start(c, s);
-        aot_ch_complete_all();
+        aot_native_complete();
         return rc;
     }
 }
 
 /* Every routed call leaves chains' state as aot_ch_arm_sync expects it. */
-static int aot_ch_route(const struct aot_ch_call *c)
+static int aot_ch_route(const struct aot_mech_call *c)
 {
     int rc = aot_ch_route_call(c);
     aot_ch_arm_sync();
@@ -1568,7 +1441,7 @@ static int aot_ch_route(const struct aot_ch_call *c)
 int aot_chains_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     MPI_Comm comm)
 {
-    struct aot_ch_call c = { .fn = fn, .sbuf = buf, .scount = count, .sdt = dt, .dest = dest,
+    struct aot_mech_call c = { .fn = fn, .sbuf = buf, .scount = count, .sdt = dt, .dest = dest,
                              .stag = tag, .comm = comm, .status = MPI_STATUS_IGNORE,
                              .has_s = 1 };
     return aot_ch_route(&c);
@@ -1577,7 +1450,7 @@ int aot_chains_send(int fn, const void *buf, int count, MPI_Datatype dt, int des
 int aot_chains_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                     MPI_Status *status)
 {
-    struct aot_ch_call c = { .fn = AOT_FN_MPI_Recv, .rbuf = buf, .rcount = count, .rdt = dt,
+    struct aot_mech_call c = { .fn = AOT_FN_MPI_Recv, .rbuf = buf, .rcount = count, .rdt = dt,
                              .source = source, .rtag = tag, .comm = comm, .status = status,
                              .has_r = 1 };
     return aot_ch_route(&c);
@@ -1587,7 +1460,7 @@ int aot_chains_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest
                         void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
                         MPI_Comm comm, MPI_Status *status)
 {
-    struct aot_ch_call c = { .fn = AOT_FN_MPI_Sendrecv, .sbuf = sbuf, .scount = scount,
+    struct aot_mech_call c = { .fn = AOT_FN_MPI_Sendrecv, .sbuf = sbuf, .scount = scount,
                              .sdt = sdt, .dest = dest, .stag = stag, .rbuf = rbuf,
                              .rcount = rcount, .rdt = rdt, .source = source, .rtag = rtag,
                              .comm = comm, .status = status, .has_s = 1, .has_r = 1 };
@@ -1603,6 +1476,8 @@ int aot_chains_init(char *err, size_t errlen)
 #undef AOT_X
     for (int w = 1; w < AOT_CH_NWHY; w++)
         aot_ch_excluded[w] = aot_stats_register("chains", aot_ch_excluded_name[w]);
+    aot_native_init(aot_ch_ctr.unguarded_requests, aot_ch_ctr.status_waits);
+    aot_copy_init(aot_ch_ctr.copied_sends, aot_ch_ctr.copied_late);
     aot_ch_site_init();
     if (aot_ch_probe_init(err, errlen) != 0)
         return -1;
@@ -1643,7 +1518,7 @@ void aot_chains_finalize(void)
     aot_ch_probe_lift();
     if (aot_ch_L.active)
         aot_ch_learn_boundary(&aot_ch_L);
-    aot_ch_complete_all();
+    aot_native_complete();
     aot_ch_probe_finalize();
     AOT_CH_COUNT(probe_mprotects, aot_ch_probe_syscalls());
     for (int i = 0; aot_ch_forced < 0 && i < aot_ch_L.nall; i++)

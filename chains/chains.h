@@ -12,7 +12,8 @@
  *   tables.c  what the trace writer (src/trace.c) gets from chains: the signature of every
  *             call, the signature and chain tables at finalize
  *
- * Of paging/, chains see only its public aot_paging.h (DESIGN.md; tests/include_graph.py).
+ * Of paging/, chains see only its public aot_paging.h (DESIGN.md; tests/include_graph.py); of
+ * mech/, the mechanisms chain members run with, aot_mech.h and native_inline.h.
  * From src/ (aot_mem.h): the private arena for every table of chains/ (aot_mem_zalloc,
  * aot_mem_free: never on a page of the program, so a probe can never cover autoopt's own data),
  * the raw system calls (aot_sys_mprotect, aot_sys_madvise), the stack query (aot_on_stack) and
@@ -26,6 +27,7 @@
 
 #include "aot.h"
 #include "aot_chains.h"
+#include "aot_mech.h"
 #include "aot_mem.h"
 
 /* Every table of chains/ lives in the private arena and is allocated zeroed (aot_mem_zalloc;
@@ -69,8 +71,14 @@ struct aot_ch_sig {
     const void *frames[AOT_CH_MAX_DEPTH];
     const char *file;
     int line;
-    /* the bytes the buffers may touch (true extent, count times); lo == hi: none */
-    intptr_t slo, shi, rlo, rhi;
+    /* the bytes the buffers may touch (true extent, count times); lo == hi: none; span: the
+     * same four as the mechanisms take them (mech/aot_mech.h) */
+    union {
+        struct {
+            intptr_t slo, shi, rlo, rhi;
+        };
+        struct aot_mech_span span;
+    };
     int why;                        /* enum aot_ch_why */
     int in_chain;                   /* member of a confirmed chain */
     int retired;                    /* learned long enough without becoming a member */
@@ -89,15 +97,10 @@ struct aot_ch_sig {
     int fast_go, fast_null;
     int fast_pass;
     struct aot_ch_chain *first_of;  /* the chain this is the first member of, once looked up */
-    /* copied sends (chains.c): whether the send side may be copied (its span, [slo, shi), is
-     * at most a few times its bytes), and the private buffer it is copied into, reused by
-     * every call once the previous request from it completed (copy_busy cleared) */
-    int copy_ok;
-    int copy_busy;
-    void *copy;
-    size_t copy_cap;
-    /* copied sends started, and those MPI had not completed when their call returned */
-    uint32_t copy_sent, copy_late;
+    /* copied sends (mech/copy.c): ok when the send side may be copied (its span, [slo, shi),
+     * is at most a few times its bytes: aot_ch_sig_setup), the private buffer it is copied
+     * into, and the copied sends started and late */
+    struct aot_copy_buf copy;
     UT_hash_handle hh;
 };
 

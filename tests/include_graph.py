@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """include_graph.py: the module boundaries of docs/design.md, checked on the #include lines.
 
-Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, chains/,
-collectives/ and tools/lib/ (the offline tools' library), and of the tools that run the
+Reads every `#include "..."` line of the .c and .h files of src/, intercept/, paging/, mech/,
+chains/, collectives/ and tools/lib/ (the offline tools' library), and of the tools that run the
 collectives (tools/tune/, tools/bench-coll/), finds the folder of the header it names, and fails
 (exit 1), naming the file and line, when
 
-  - src/ includes a header of paging/, chains/, collectives/ or intercept/;
-  - chains/ includes a header of paging/ other than its public aot_paging.h;
-  - paging/ includes a header of chains/;
+  - src/ includes a header of paging/, mech/, chains/, collectives/ or intercept/;
+  - chains/ includes a header of paging/ other than its public aot_paging.h, or a header of
+    mech/ other than its interface aot_mech.h and the inline fast-path half native_inline.h;
+  - paging/ includes a header of chains/ or mech/;
+  - mech/ (the point-to-point mechanisms below the policy) includes a header of any folder
+    but src/: a mechanism never calls the policy (chains/) nor the interceptor;
   - collectives/ includes a header of paging/ or chains/;
-  - a folder of the runtime (src/, intercept/, paging/, chains/, collectives/) includes a header
+  - a folder of the runtime (src/, intercept/, paging/, mech/, chains/, collectives/) includes a
+    header
     of tools/lib/: the tools' library sits above the collectives and stays out of
     libautoopt.so;
   - tools/tune/ or tools/bench-coll/ includes a collectives/coll_*.h header: those tools reach
@@ -40,9 +44,11 @@ import os
 import re
 import sys
 
-MODULES = ["src", "intercept", "paging", "chains", "collectives", "tools/lib"]
+MODULES = ["src", "intercept", "paging", "mech", "chains", "collectives", "tools/lib"]
 # The folders of libautoopt.so; the library of the offline tools (tools/lib) is none of them.
-RUNTIME = ("src", "intercept", "paging", "chains", "collectives")
+RUNTIME = ("src", "intercept", "paging", "mech", "chains", "collectives")
+# The headers of mech/ that chains/ may include: the interface and the inline fast-path half.
+MECH_FOR_CHAINS = ("aot_mech.h", "native_inline.h")
 TOOLS = "tools/lib"
 # The programs that run the collectives through the tools' library, never past it.  Read like
 # the modules, but their headers are not on anyone's include path.
@@ -111,8 +117,14 @@ def violation(src, dst, header):
     if src == "chains" and dst == "paging" and header != "aot_paging.h":
         return ("chains/ includes paging's private %s: only paging's public aot_paging.h" %
                 header)
-    if src == "paging" and dst == "chains":
-        return "paging/ includes %s of chains/: paging knows only src/" % header
+    if src == "chains" and dst == "mech" and header not in MECH_FOR_CHAINS:
+        return ("chains/ includes mech's private %s: only %s" %
+                (header, " and ".join(MECH_FOR_CHAINS)))
+    if src == "paging" and dst in ("chains", "mech"):
+        return "paging/ includes %s of %s/: paging knows only src/" % (header, dst)
+    if src == "mech" and dst != "src":
+        return ("mech/ includes %s of %s/: a mechanism knows only src/ and never calls the "
+                "policy" % (header, dst))
     if src == "collectives" and dst in ("paging", "chains"):
         return "collectives/ includes %s of %s/: collectives know src/ and PMPI only" % (
             header, dst)
@@ -194,6 +206,12 @@ SELF_TESTS = [
     ("src/ includes", {"src/a.c": ["aot_coll.h"], "collectives/aot_coll.h": []}),
     ("only paging's public", {"chains/a.c": ["paging.h"], "paging/paging.h": []}),
     ("paging knows only src/", {"paging/a.c": ["chains.h"], "chains/chains.h": []}),
+    ("paging knows only src/", {"paging/a.c": ["aot_mech.h"], "mech/aot_mech.h": []}),
+    ("a mechanism knows only src/", {"mech/a.c": ["chains.h"], "chains/chains.h": []}),
+    ("a mechanism knows only src/", {"mech/a.c": ["aot_paging.h"], "paging/aot_paging.h": []}),
+    ("only aot_mech.h and native_inline.h", {"chains/a.c": ["copy_impl.h"],
+                                            "mech/copy_impl.h": []}),
+    ("src/ includes", {"src/a.c": ["aot_mech.h"], "mech/aot_mech.h": []}),
     ("collectives know src/ and PMPI only", {"collectives/a.c": ["chains.h"],
                                               "chains/chains.h": []}),
     ("includes the umbrella aot.h", {"collectives/a.c": ["aot.h"], "src/aot.h": []}),
@@ -210,8 +228,9 @@ SELF_TESTS = [
      {"tools/bench-coll/a.c": ["coll_bytes.h"], "collectives/coll_bytes.h": []}),
     ("include cycle", {"paging/a.c": ["aot_x.h"], "src/aot_x.h": [], "src/b.c": ["p.h"],
                        "paging/p.h": []}),
-    (None, {"chains/a.c": ["aot.h", "aot_paging.h"], "src/aot.h": [],
-            "paging/aot_paging.h": [], "collectives/b.c": ["aot_log.h"], "src/aot_log.h": [],
+    (None, {"chains/a.c": ["aot.h", "aot_paging.h", "aot_mech.h", "native_inline.h"],
+            "src/aot.h": [], "paging/aot_paging.h": [],
+            "mech/aot_mech.h": [], "mech/native_inline.h": ["aot_mech.h", "aot_log.h"], "collectives/b.c": ["aot_log.h"], "src/aot_log.h": [],
             "tools/lib/t.c": ["aot_tools.h", "aot_coll.h", "aot_log.h"],
             "tools/lib/aot_tools.h": [], "collectives/aot_coll.h": [],
             "tools/tune/a.c": ["aot_tools.h", "aot_tuning_file.h", "aot_config.h", "export.h"],
