@@ -197,9 +197,9 @@ static void aot_pg_slot_give_back(struct aot_pg_part *p, int i)
 }
 
 static int aot_pg_post_send(int fn, struct aot_pg_part *p, int dest, int tag, MPI_Comm comm,
-                            const void *site, int snapshot, int *slot)
+                            struct aot_guard_note *note, int snapshot, int *slot)
 {
-    int i = aot_pg_slot_for(p, AOT_PG_SEND, fn, site);
+    int i = aot_pg_slot_for(p, AOT_PG_SEND, fn, note);
     struct aot_pg_req *r;
     MPI_Request *req;
     const void *buf = p->buf;
@@ -234,7 +234,7 @@ static int aot_pg_post_send(int fn, struct aot_pg_part *p, int dest, int tag, MP
 }
 
 static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, MPI_Comm comm,
-                            const void *site, int *slot)
+                            struct aot_guard_note *note, int *slot)
 {
     struct aot_pg_req *r;
     size_t want;
@@ -249,7 +249,7 @@ static int aot_pg_post_recv(int fn, struct aot_pg_part *p, int source, int tag, 
             return MPI_SUCCESS;
         want = (size_t) psize;
     }
-    i = aot_pg_slot_for(p, AOT_PG_RECV, fn, site);
+    i = aot_pg_slot_for(p, AOT_PG_RECV, fn, note);
     if (i < 0)
         return MPI_SUCCESS;
     r = &aot_pg_reqs[i];
@@ -337,13 +337,13 @@ static int aot_pg_convert_inner(struct aot_pg_call *c)
     if (c->has_r && aot_pg_nslots >= AOT_PG_MAX_SLOTS - 2)
         return -1;
     if (c->has_s) {
-        rc = aot_pg_post_send(c->fn, &c->s, c->dest, c->stag, c->comm, c->site, snapshot, &si);
+        rc = aot_pg_post_send(c->fn, &c->s, c->dest, c->stag, c->comm, c->note, snapshot, &si);
         if (si < 0)
             return -1;
         sgen = aot_pg_gen[si];
     }
     if (c->has_r) {
-        rc2 = aot_pg_post_recv(c->fn, &c->r, c->source, c->rtag, c->comm, c->site, &ri);
+        rc2 = aot_pg_post_recv(c->fn, &c->r, c->source, c->rtag, c->comm, c->note, &ri);
         if (ri < 0) {
             /* no shadow: finish the send part, then the receive passes through */
             if (si >= 0)

@@ -111,13 +111,16 @@ static int aot_pg_call_check(struct aot_pg_call *c)
 /* aot_pg_call_check for a call to convert.  A site whose call cannot be converted runs
  * natively from then on, for that reason (aot_pg_site_unfit): its governor would otherwise
  * measure native calls as its candidates'.  Not for a chain's member (the chain decides) nor
- * for a lack of memory (it passes). */
+ * for a lack of memory (it passes).  A call that converts takes its site's guard note down to
+ * its requests (sites.c learns from it). */
 static int aot_pg_prepare(struct aot_pg_call *c)
 {
     int why = aot_pg_call_check(c);
 
     if (why && why != AOT_PASS_GUARD_CAP && !aot_pg_forced)
         aot_pg_site_unfit(c->site, why);
+    else if (!why)
+        c->note = aot_pg_site_note(c->site);
     return why;
 }
 

@@ -30,6 +30,9 @@
  *     aot_fault_say, and the signal-safe lookups of guard.c and requests.c (aot_pg_seg_find,
  *     aot_pg_owners, aot_pg_pages_lift/restore), which read only paging's own pages (arena.c)
  *     and never allocate;
+ *   - what it learns of a call site goes into the site's guard note (src/aot_p2p.h), which the
+ *     request points to, by plain stores; the site's policy (sites.c) reads it later, outside
+ *     the handler, and the handler never calls it;
  *   - it may not call: malloc or free, stdio, or anything that takes a lock the interrupted
  *     code could hold;
  *   - one exception, the wait: when the fault comes from the program (aot_tls.depth == 0, on
@@ -363,6 +366,23 @@ static int aot_pg_lift_for_mpi(intptr_t lo, intptr_t hi)
     return 1;
 }
 
+/* The program touched the bytes of request r, which it now waits for: in its site's guard note
+ * (src/aot_p2p.h), a touch before any other MPI call since the conversion lengthens the
+ * streak, a later one ends it.  Plain stores (signal context). */
+static void aot_pg_note_touch(const struct aot_pg_req *r)
+{
+    struct aot_guard_note *n = r->note;
+
+    if (!n)
+        return;
+    if (r->epoch == aot_pg_epoch) {
+        if (++n->streak > n->peak)
+            n->peak = n->streak;
+    } else {
+        n->streak = 0;
+    }
+}
+
 /* At depth 0 (the program's own code): wait for the requests idx[0..n) and retire them. */
 static void aot_pg_wait_from_program(const int *idx, int n, uintptr_t addr)
 {
@@ -371,7 +391,7 @@ static void aot_pg_wait_from_program(const int *idx, int n, uintptr_t addr)
     aot_tls.depth = 1;
     aot_pg_mpi_window = 1;
     for (int k = 0; k < n; k++)
-        aot_pg_note_touch(idx[k]);
+        aot_pg_note_touch(&aot_pg_reqs[idx[k]]);
     aot_trace(AOT_TR_FAULT, aot_pg_reqs[idx[0]].fn, (uint64_t) addr, (uint64_t) n, NULL);
     aot_pg_wait_slots(idx, n);
     aot_pg_lifted_restore();

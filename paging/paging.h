@@ -135,7 +135,6 @@ extern int aot_pg_nseg;
 
 /* ---------------------------------------------------------------- requests.c */
 
-struct aot_pg_site;
 struct aot_pg_part;
 
 #define AOT_PG_MAX_SLOTS 16384
@@ -161,7 +160,7 @@ struct aot_pg_req {
     int count;
     MPI_Datatype dup;
     int lazy;                 /* lazy status entry, or -1 */
-    struct aot_pg_site *site;
+    struct aot_guard_note *note;  /* its call site's guard note (sites.c), or NULL */
     uint64_t epoch;           /* aot_pg_epoch when converted */
     int steps;                /* false-sharing faults charged to it (aot_pg_step_charge) */
     MPI_Status st;            /* completion status */
@@ -177,8 +176,8 @@ extern MPI_Status *aot_pg_final_st;       /* per slot: the status of the last re
 /* Maps the tables; 0, or -1 without memory. */
 int aot_pg_requests_init(void);
 /* A new slot for the part, taking over its footprint and runs, pending from now on (the hooks
- * are armed); -1 when the table is full. */
-int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, const void *site);
+ * are armed); -1 when the table is full.  note: the call's (struct aot_pg_call), or NULL. */
+int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, struct aot_guard_note *note);
 /* Frees a slot whose request is no longer MPI's (completed, or never started). */
 void aot_pg_slot_release(int i);
 /* Disarms the hooks when nothing is pending. */
@@ -212,9 +211,11 @@ void aot_pg_wait_all(void);
 
 /* ---------------------------------------------------------------- sites.c */
 
-/* The record of a call site (created on first use; NULL without memory). */
-struct aot_pg_site *aot_pg_site_get(const void *key);
-/* Whether the site has been learned to touch its buffer at once (no longer converted). */
+/* The guard note of call site key (src/aot_p2p.h), which the requests of its calls write;
+ * the site is created on first use.  NULL for no site, or without memory. */
+struct aot_guard_note *aot_pg_site_note(const void *key);
+/* Whether the site has been learned to touch its buffer at once (no longer converted), from
+ * its guard note. */
 int aot_pg_site_learned(const void *site);
 /* The modes of a converting call site (enum aot_p2p_mode), chosen by its benefit governor. */
 void aot_pg_sites_init(void);
@@ -231,12 +232,10 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
 void aot_pg_site_unfit(const void *key, int why);
 /* Registers the per-site section of the statistics. */
 void aot_pg_sites_stats(void);
-/* At MPI_Finalize: every governed site's verdict into the cache of decisions. */
+/* At MPI_Finalize, when no request is left: what the sites' guard notes say since their last
+ * calls is learned (learned_sites), and every governed site's verdict goes into the cache of
+ * decisions. */
 void aot_pg_sites_keep(void);
-/* A request of the site completed before the program touched its buffer: the streak ends. */
-void aot_pg_site_untouched(struct aot_pg_site *s);
-/* Called by the fault handler before it waits because of a touch: call-site learning. */
-void aot_pg_note_touch(int slot);
 
 /* ---------------------------------------------------------------- status.c */
 
@@ -268,6 +267,7 @@ struct aot_pg_part {
 struct aot_pg_call {
     int fn;
     const void *site;
+    struct aot_guard_note *note;  /* the site's, for its requests (set when it converts) */
     MPI_Comm comm;
     int dest, stag, source, rtag;
     MPI_Status *status;

@@ -94,7 +94,7 @@ void aot_pg_slot_release(int i)
 }
 
 /* A new slot for the part, taking over its footprint and runs. */
-int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, const void *site)
+int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, struct aot_guard_note *note)
 {
     int i = aot_pg_slot_new();
     struct aot_pg_req *r;
@@ -109,7 +109,7 @@ int aot_pg_slot_for(struct aot_pg_part *p, int kind, int fn, const void *site)
     r->nruns = p->nruns;
     r->lo = p->nfp ? p->fp[0].lo : 0;
     r->hi = p->nfp ? p->fp[p->nfp - 1].hi : 0;
-    r->site = site ? aot_pg_site_get(site) : NULL;
+    r->note = note;
     r->epoch = aot_pg_epoch;
     r->ubuf = (void *) p->buf;
     r->count = p->count;
@@ -197,11 +197,12 @@ void aot_pg_progress(void)
         if (aot_pg_reqs[i].guarded) {
             AOT_PG_COUNT(progress_retired, 1);
             /* evidence that the site does not touch at once only when the program made
-             * another MPI call without touching; a request that completed within its own call
-             * (before the program could touch it) says nothing either way, so how fast the
-             * message came does not decide what is learned */
-            if (aot_pg_reqs[i].site && aot_pg_reqs[i].epoch != aot_pg_epoch)
-                aot_pg_site_untouched(aot_pg_reqs[i].site);
+             * another MPI call without touching: its streak ends (the site's guard note);
+             * a request that completed within its own call (before the program could touch
+             * it) says nothing either way, so how fast the message came does not decide what
+             * is learned */
+            if (aot_pg_reqs[i].note && aot_pg_reqs[i].epoch != aot_pg_epoch)
+                aot_pg_reqs[i].note->streak = 0;
         }
         aot_pg_retire(i);
     }

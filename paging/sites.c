@@ -4,7 +4,10 @@
  * the period between the site's calls, whether its calls run natively, with copied sends or as
  * guarded requests; AUTOOPT_P2P_MODE forces one.  A guarded site whose converted buffer the
  * program touches before any other MPI call, AUTOOPT_LEARN_TOUCH conversions in a row, is no
- * longer guarded (AOT_PASS_TOUCHED_AT_ONCE; its governor rules guarded out).  A site one of
+ * longer guarded (AOT_PASS_TOUCHED_AT_ONCE; its governor rules guarded out).  What the program
+ * did with the buffers is the site's guard note (src/aot_p2p.h), which the site's requests
+ * and the fault handler write (requests.c, handler.c: they never call this file), and which
+ * this file reads at the site's next call (aot_pg_site_fold).  A site one of
  * whose calls could not be converted (stack, datatype, communicator: aot_pg_site_unfit) runs
  * natively from then on.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -25,8 +28,8 @@
 
 struct aot_pg_site {
     const void *key;
-    int streak;               /* conversions in a row touched at once */
-    int learned;
+    struct aot_guard_note note;  /* written by its requests and the fault handler */
+    int learned;              /* from the note: it touches at once (aot_pg_site_fold) */
     int fn;                   /* the function first called here */
     int governed;             /* gov is set up */
     struct aot_gov gov;
@@ -41,7 +44,7 @@ struct aot_pg_site {
 static struct aot_pg_site *aot_pg_sites, *aot_pg_site_list;
 static int aot_pg_site_forced = -1;   /* AUTOOPT_P2P_MODE, as an AOT_PG_M_* mode; -1: auto */
 
-struct aot_pg_site *aot_pg_site_get(const void *key)
+static struct aot_pg_site *aot_pg_site_get(const void *key)
 {
     struct aot_pg_site *s = NULL;
     HASH_FIND_PTR(aot_pg_sites, &key, s);
@@ -58,34 +61,31 @@ struct aot_pg_site *aot_pg_site_get(const void *key)
     return s;
 }
 
+struct aot_guard_note *aot_pg_site_note(const void *key)
+{
+    struct aot_pg_site *s = key ? aot_pg_site_get(key) : NULL;
+    return s ? &s->note : NULL;
+}
+
+/* What the site's guard note says, learned: the site touches at once from the moment
+ * AUTOOPT_LEARN_TOUCH of its conversions in a row were touched at once (the note's longest
+ * streak), counted once.  Read before every use of s->learned, and at the end. */
+static int aot_pg_site_fold(struct aot_pg_site *s)
+{
+    if (!s->learned && aot_cfg.learn_touch > 0 && s->note.peak >= aot_cfg.learn_touch) {
+        s->learned = 1;
+        AOT_PG_COUNT(learned_sites, 1);
+    }
+    return s->learned;
+}
+
 int aot_pg_site_learned(const void *site)
 {
     struct aot_pg_site *s = NULL;
     if (!site || aot_cfg.learn_touch <= 0)
         return 0;
     HASH_FIND_PTR(aot_pg_sites, &site, s);
-    return s && s->learned;
-}
-
-void aot_pg_site_untouched(struct aot_pg_site *s)
-{
-    s->streak = 0;
-}
-
-void aot_pg_note_touch(int slot)
-{
-    struct aot_pg_req *r = &aot_pg_reqs[slot];
-    struct aot_pg_site *s = r->site;
-    if (!s || aot_cfg.learn_touch <= 0)
-        return;
-    if (r->epoch == aot_pg_epoch) {
-        if (++s->streak >= aot_cfg.learn_touch && !s->learned) {
-            s->learned = 1;
-            AOT_PG_COUNT(learned_sites, 1);
-        }
-    } else {
-        s->streak = 0;
-    }
+    return s && aot_pg_site_fold(s);
 }
 
 /* ---------------------------------------------------------------- the governor */
@@ -140,7 +140,7 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
             mode = AOT_MODE_NATIVE;
         }
         s = key ? aot_pg_site_get(key) : NULL;
-        if (s && s->learned && mode == AOT_MODE_GUARDED) {
+        if (s && aot_pg_site_fold(s) && mode == AOT_MODE_GUARDED) {
             *unfit = AOT_PASS_TOUCHED_AT_ONCE;
             mode = AOT_MODE_NATIVE;
         }
@@ -161,13 +161,13 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
     mode = aot_explore_next(&s->gov, s, &s->clock);
     if (mode == AOT_MODE_COPY && !copy_ok)
         mode = AOT_MODE_NATIVE;        /* this call has nothing to copy */
-    /* A site that touches at once (aot_pg_note_touch) still counts its occurrences and votes,
+    /* A site that touches at once (its guard note) still counts its occurrences and votes,
      * as every rank's governor of this site must to stay in step with the others (a site
      * whose calls stopped reaching its governor left the other ranks waiting for its votes,
      * and then every governor of the rank decided alone).  Guarded cannot pay there: it is
      * ruled out as soon as the governor is between explorations, and until then its
      * occurrences run natively. */
-    if (s->learned) {
+    if (aot_pg_site_fold(s)) {
         /* does nothing once guarded is excluded */
         aot_gov_rule_out(&s->gov, AOT_MODE_GUARDED, "the program touched the buffer at once "
                                                     "(AUTOOPT_LEARN_TOUCH conversions in a row)");
@@ -298,6 +298,9 @@ void aot_pg_sites_stats(void)
 
 void aot_pg_sites_keep(void)
 {
+    /* the touches since each site's last call count too (learned_sites) */
+    for (struct aot_pg_site *s = aot_pg_site_list; s; s = s->next)
+        aot_pg_site_fold(s);
     for (const struct aot_pg_site *s = aot_pg_site_list; aot_pg_site_forced < 0 && s; s = s->next)
         if (s->governed && !s->unfit)
             aot_cache_p2p_keep(&s->gov, s->cache_key, aot_p2p_mode_names);

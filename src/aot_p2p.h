@@ -37,4 +37,19 @@ static inline int aot_p2p_forced_mode(int p2p_mode)
     }
 }
 
+/*
+ * What the guarded mechanism (paging/) saw the program do with one call site's converted
+ * buffers.  The site's policy (paging/sites.c) owns it and hands it down with each call of the
+ * site it converts (NULL: a call with no site); the request table and the fault handler write
+ * it, with plain stores only (the handler's writes run in signal context), and never read
+ * anything else of the site.  The policy reads it at the site's next call: what it learns
+ * from it (AUTOOPT_LEARN_TOUCH: the site touches at once) is its own.
+ */
+struct aot_guard_note {
+    int streak;       /* conversions in a row whose buffer the program touched before it made
+                       * another MPI call; 0 after one it touched only later, or that completed
+                       * untouched in a later MPI call */
+    int peak;         /* the longest streak so far */
+};
+
 #endif
