@@ -37,11 +37,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "aot_agree.h"
 #include "aot_cache.h"
 #include "aot_calib.h"
-#include "aot_govern.h"
 #include "aot_p2p.h"
+#include "aot_p2p_run.h"
 #include "chains.h"
 #include "native_inline.h"
 #ifdef AOT_HAVE_PAGING
@@ -97,7 +96,7 @@ static int aot_ch_retire_after;
 /* Chain members may run on the fast path (at depth 1, not verifying; in safe chains only
  * natively or with copied sends). */
 static int aot_ch_fast_members;
-/* Safe chains: each occurrence runs in its governor's mode (struct aot_ch_run). */
+/* Safe chains: each occurrence runs in its governor's mode (struct aot_p2p_run). */
 static int aot_ch_governed;
 
 /* The requests of a chain's members wait in mech/'s native table until the chain ends. */
@@ -439,18 +438,12 @@ static int aot_ch_finish_safe(const struct aot_mech_call *c, const struct aot_ch
  *   guarded  the members are paging's guarded requests (aot_ch_start_safe).
  * None of them changes which message matches which receive, so a rank decides alone.
  * AUTOOPT_P2P_MODE forces one.  The modes (enum aot_p2p_mode) and their names are the ones
- * converting call sites use too (aot_p2p.h).
+ * converting call sites use too (aot_p2p.h), and so is the governor's wrapper, struct
+ * aot_p2p_run (aot_p2p_run.h: set-up, each occurrence's mode, the cache, the statistics rows).
+ * The period is from one start of the chain to the next (its clock); fresh marks a mode chosen
+ * for a start the fast path declined; copy_ran counts copied occurrences since the last look
+ * (aot_ch_copy_pays).
  */
-
-struct aot_ch_run {
-    struct aot_gov gov;
-    struct aot_explore_clock clock; /* the previous start, for the period (aot_explore_next) */
-    int mode;                       /* the mode of the occurrence running or just started */
-    int fresh;                      /* mode chosen for a start the fast path declined */
-    int copy_ran;                   /* copied occurrences since the last look (aot_ch_copy_pays) */
-    uint64_t runs[AOT_MODE_N];       /* occurrences per mode */
-    char cache_key[AOT_CACHE_P2P_KEY_LEN];  /* its verdict in the cache of decisions ("": none) */
-};
 
 /* -1: the governor chooses; else the mode AUTOOPT_P2P_MODE forces. */
 static int aot_ch_forced = -1;
@@ -459,13 +452,12 @@ static int aot_ch_forced = -1;
  * governor's starting point.  The key's signature holds what makes the chain the same in another
  * run and on another rank of the same loop: each member's call site (object and offset, or
  * file:line), function, tags and bytes; not its peers, buffers or communicator handle. */
-static void aot_ch_run_seed(const struct aot_ch_chain *c, struct aot_ch_run *r)
+static void aot_ch_run_seed(const struct aot_ch_chain *c, struct aot_p2p_run *r)
 {
     uint64_t h = AOT_CACHE_FNV_BASIS;
     const struct aot_ch_sig *first = aot_ch_sig_by_id(c->first);
-    int size = 0;
 
-    if (!first || PMPI_Comm_size(first->key.comm, &size) != MPI_SUCCESS)
+    if (!first)
         return;
     for (int i = 0; i < c->n; i++) {
         const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
@@ -485,26 +477,20 @@ static void aot_ch_run_seed(const struct aot_ch_chain *c, struct aot_ch_run *r)
         for (int f = 0; !m->file && f < m->nframes; f++)
             h = aot_cache_hash_code(h, m->frames[f]);
     }
-    aot_cache_p2p_key(r->cache_key, sizeof(r->cache_key), size, h);
-    aot_cache_p2p_seed(&r->gov, r->cache_key, aot_p2p_mode_names);
+    aot_run_seed(r, first->key.comm, h);
 }
 
 /* The governor of a chain at its first start: the modes that cannot apply are excluded, and
  * guarded mode gets its calibrated cost as a prior. */
-static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
+static struct aot_p2p_run *aot_ch_run_new(struct aot_ch_chain *c)
 {
-    struct aot_gov_params p;
-    struct aot_ch_run *r = aot_mem_zalloc(sizeof(*r));
+    struct aot_p2p_run *r = aot_mem_zalloc(sizeof(*r));
+    unsigned excluded = 0;
     int copies = 0, guards = 0;
     size_t pages = 1;
 
     if (!r)
         return NULL;
-    aot_gov_params_default(&p);
-    p.nmodes = AOT_MODE_N;
-    p.ledger = aot_explore_ledger();
-    p.agree = aot_agree_votes_on();
-    aot_gov_init(&r->gov, &p);
     for (int i = 0; i < c->n; i++) {
         const struct aot_ch_sig *m = aot_ch_sig_by_id(c->members[i]);
         if (!m)
@@ -521,14 +507,12 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
         }
     }
     if (!copies)
-        aot_gov_exclude(&r->gov, AOT_MODE_COPY);
+        excluded |= 1u << AOT_MODE_COPY;
 #ifdef AOT_HAVE_PAGING
     if (!aot_paging_started())
 #endif
-        aot_gov_exclude(&r->gov, AOT_MODE_GUARDED);
-    aot_calib_measure();
-    if (aot_calib.measured)
-        aot_explore_prior(&r->gov, AOT_MODE_GUARDED, guards * aot_calib_guard_cost(pages));
+        excluded |= 1u << AOT_MODE_GUARDED;
+    aot_run_init(r, excluded, guards, pages);
     if (aot_ch_forced < 0)
         aot_ch_run_seed(c, r);
     r->mode = aot_gov_mode(&r->gov);
@@ -546,7 +530,7 @@ static struct aot_ch_run *aot_ch_run_new(struct aot_ch_chain *c)
  * (every 8 while copied is the chosen mode).
  */
 #define AOT_CH_COPY_EVIDENCE 16     /* copied sends seen before ruling the mode out */
-static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_ch_run *r)
+static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_p2p_run *r)
 {
     uint64_t sent = 0, late = 0;
 
@@ -561,7 +545,7 @@ static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_ch_run *r)
         }
     }
     if (sent >= AOT_CH_COPY_EVIDENCE && late == 0 &&
-        aot_gov_rule_out(&r->gov, AOT_MODE_COPY, "MPI completed every copied send within its call"))
+        aot_run_rule_out(r, AOT_MODE_COPY, "MPI completed every copied send within its call"))
         AOT_CH_COUNT(copied_ruled_out, 1);
 }
 
@@ -569,16 +553,13 @@ static void aot_ch_copy_pays(const struct aot_ch_chain *c, struct aot_ch_run *r)
  * the mode of this occurrence. */
 static int aot_ch_occurrence(struct aot_ch_chain *c)
 {
-    struct aot_ch_run *r = c->run ? c->run : aot_ch_run_new(c);
+    struct aot_p2p_run *r = c->run ? c->run : aot_ch_run_new(c);
 
     if (!r)
         return AOT_MODE_NATIVE;
-    if (r->fresh) {
-        r->fresh = 0;
-        return r->mode;
-    }
-    r->mode = aot_ch_forced >= 0 ? aot_ch_forced : aot_explore_next(&r->gov, c, &r->clock);
-    r->runs[r->mode]++;
+    if (r->fresh)
+        return aot_run_next(r, aot_ch_forced, c);      /* chosen and counted already */
+    aot_run_next(r, aot_ch_forced, c);
     if (r->mode == AOT_MODE_COPY) {
         r->copy_ran++;
         AOT_CH_COUNT(runs_copied, 1);
@@ -652,7 +633,7 @@ static void aot_ch_stats_text(FILE *f)
     for (int i = 0; i < aot_ch_L.nall && shown < 20; i++) {
         const struct aot_ch_chain *c = aot_ch_L.all[i];
         const struct aot_ch_sig *first;
-        char where[256], why[256];
+        char where[256];
 
         if (!c || !c->run)
             continue;
@@ -660,18 +641,11 @@ static void aot_ch_stats_text(FILE *f)
         where[0] = '\0';
         if (first)
             aot_ch_sig_where(first, where, sizeof(where));
-        if (aot_ch_forced >= 0)
-            snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
-        else
-            aot_gov_reason(&c->run->gov, aot_p2p_mode_names, why, sizeof(why));
         if (!shown++)
             fprintf(f, "  chains of rank 0 (mode: occurrences native/copied/guarded; why):\n");
-        fprintf(f, "    chain %u, %d calls from %s %s: %s %llu/%llu/%llu; %s\n", c->id, c->n,
-                first ? aot_function_names[first->key.fn] : "?", where,
-                aot_p2p_mode_names[aot_ch_forced >= 0 ? c->run->mode
-                                                     : aot_gov_choice(&c->run->gov)], (unsigned long long) c->run->runs[0],
-                (unsigned long long) c->run->runs[1], (unsigned long long) c->run->runs[2],
-                why);
+        fprintf(f, "    chain %u, %d calls from %s %s: ", c->id, c->n,
+                first ? aot_function_names[first->key.fn] : "?", where);
+        aot_run_text_row(f, c->run, aot_ch_forced);
     }
 }
 
@@ -682,27 +656,11 @@ static void aot_ch_stats_json(FILE *f)
     fprintf(f, "[");
     for (int i = 0; i < aot_ch_L.nall; i++) {
         const struct aot_ch_chain *c = aot_ch_L.all[i];
-        char why[256];
 
         if (!c || !c->run)
             continue;
-        if (aot_ch_forced >= 0)
-            snprintf(why, sizeof(why), "forced by AUTOOPT_P2P_MODE");
-        else
-            aot_gov_reason(&c->run->gov, aot_p2p_mode_names, why, sizeof(why));
-        fprintf(f, "%s\n    {\"chain\": %u, \"members\": %d, \"mode\": \"%s\", "
-                   "\"runs\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
-                   "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
-                   "\"why\": ",
-                first ? "" : ",", c->id, c->n,
-                aot_p2p_mode_names[aot_ch_forced >= 0 ? c->run->mode
-                                                     : aot_gov_choice(&c->run->gov)],
-                (unsigned long long) c->run->runs[0], (unsigned long long) c->run->runs[1],
-                (unsigned long long) c->run->runs[2],
-                aot_gov_median_ns(&c->run->gov, 0) / 1e3,
-                aot_gov_median_ns(&c->run->gov, 1) / 1e3,
-                aot_gov_median_ns(&c->run->gov, 2) / 1e3);
-        aot_stats_json_string(f, why);
+        fprintf(f, "%s\n    {\"chain\": %u, \"members\": %d, ", first ? "" : ",", c->id, c->n);
+        aot_run_json_row(f, c->run, aot_ch_forced, "runs");
         fputc('}', f);
         first = 0;
     }
@@ -1038,7 +996,7 @@ static uint64_t aot_ch_doze_end(int counted, enum aot_pass_reason why)
 static __attribute__((noinline)) void aot_ch_wake(int counted)
 {
     struct aot_ch_chain *c = aot_ch_dz.c;
-    struct aot_ch_run *r;
+    struct aot_p2p_run *r;
     uint64_t ran, done, occ;
     int pos;
 
@@ -1076,7 +1034,7 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
     r->clock.seen += occ;           /* the occurrence numbers of AUTOOPT_VERBOSE=2 */
     AOT_CH_COUNT(runs_native, occ);
     if (aot_ch_forced < 0)
-        aot_gov_credit(&r->gov, occ, (double) (aot_now_ns() - aot_ch_dz.t0));
+        aot_run_credit(r, occ, (double) (aot_now_ns() - aot_ch_dz.t0));
     /* the next start counts in the schedule without a period, as the one it would measure */
     r->clock.t_start = 0;
     r->clock.resumed = 1;
@@ -1095,7 +1053,7 @@ static __attribute__((noinline)) void aot_ch_wake(int counted)
  * governor has quiet occurrences ahead and its members form a loop the fast path serves. */
 static void aot_ch_doze(struct aot_ch_chain *c)
 {
-    const struct aot_ch_run *r = c->run;
+    const struct aot_p2p_run *r = c->run;
     struct aot_ch_sig *first = aot_ch_sig_by_id(c->first), *s = first;
     uint64_t q;
 
@@ -1107,7 +1065,7 @@ static void aot_ch_doze(struct aot_ch_chain *c)
     else if (aot_ch_forced >= 0)
         return;
     else
-        q = aot_gov_quiet(&r->gov);
+        q = aot_run_quiet(r);
     if (q < AOT_CH_DOZE_MIN)
         return;
     for (int i = 0; i < c->n; i++, s = s->next) {
@@ -1178,7 +1136,7 @@ static int aot_ch_fast_go(struct aot_ch_sig *s)
         return AOT_CHAINS_DECLINED;
     if (aot_ch_governed) {
         /* a safe chain: the running occurrence's mode, or this start's; guarded members take
-         * the general path (a start's mode stays chosen for it: struct aot_ch_run, fresh) */
+         * the general path (a start's mode stays chosen for it: struct aot_p2p_run, fresh) */
         struct aot_ch_chain *c = aot_ch_L.active;
         if (c) {
             mode = aot_ch_mode_of(c);
@@ -1523,8 +1481,7 @@ void aot_chains_finalize(void)
     AOT_CH_COUNT(probe_mprotects, aot_ch_probe_syscalls());
     for (int i = 0; aot_ch_forced < 0 && i < aot_ch_L.nall; i++)
         if (aot_ch_L.all[i] && aot_ch_L.all[i]->run)
-            aot_cache_p2p_keep(&aot_ch_L.all[i]->run->gov, aot_ch_L.all[i]->run->cache_key,
-                               aot_p2p_mode_names);
+            aot_run_keep(aot_ch_L.all[i]->run);
     aot_ch_on = 0;
     __atomic_fetch_and(&aot_hooks_armed, ~AOT_ARM_CHAINS, __ATOMIC_RELAXED);
 }

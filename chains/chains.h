@@ -135,7 +135,7 @@ void aot_ch_sig_where(const struct aot_ch_sig *s, char *buf, size_t len);
 
 #define AOT_CH_MAX_MEMBERS 64
 
-struct aot_ch_run;
+struct aot_p2p_run;
 
 struct aot_ch_chain {
     uint32_t id;
@@ -148,7 +148,7 @@ struct aot_ch_chain {
     int breaks;
     uint64_t starts, completions;
     uint64_t learned;               /* phases with these members, all told */
-    struct aot_ch_run *run;         /* chains.c: its governor and the mode of its occurrence,
+    struct aot_p2p_run *run;        /* chains.c: its governor and the mode of its occurrence,
                                      * from its first start on (NULL before) */
     UT_hash_handle hh;
 };

@@ -1,6 +1,7 @@
 /*
  * sites.c: call sites.  Each call site (return address, or file:line under autoopt-mpicc) that
- * paging would convert has a benefit governor (src/govern.c, docs/govern.md) that chooses, from
+ * paging would convert has a benefit governor (src/govern.c, docs/govern.md; set up, asked and
+ * shown through struct aot_p2p_run, src/p2p_run.c, as safe chains' are) that chooses, from
  * the period between the site's calls, whether its calls run natively, with copied sends or as
  * guarded requests; AUTOOPT_P2P_MODE forces one.  A guarded site whose converted buffer the
  * program touches before any other MPI call, AUTOOPT_LEARN_TOUCH conversions in a row, is no
@@ -16,10 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "aot_agree.h"
 #include "aot_cache.h"
 #include "aot_calib.h"
-#include "aot_govern.h"
+#include "aot_p2p_run.h"
 #include "paging.h"
 
 #define uthash_malloc(sz) aot_mem_alloc(sz)
@@ -31,13 +31,7 @@ struct aot_pg_site {
     struct aot_guard_note note;  /* written by its requests and the fault handler */
     int learned;              /* from the note: it touches at once (aot_pg_site_fold) */
     int fn;                   /* the function first called here */
-    int governed;             /* gov is set up */
-    struct aot_gov gov;
-    struct aot_explore_clock clock;  /* the previous call here (aot_explore_next) */
-    int mode;                 /* the mode of the latest call */
-    int unfit;                /* aot_pg_site_unfit's reason, 0: none */
-    uint64_t runs[AOT_MODE_N];
-    char cache_key[AOT_CACHE_P2P_KEY_LEN];  /* its verdict in the cache of decisions */
+    struct aot_p2p_run run;   /* its governor, its calls per mode, its unfit reason */
     struct aot_pg_site *next; /* in order of creation, for the statistics */
     UT_hash_handle hh;
 };
@@ -95,35 +89,21 @@ void aot_pg_sites_init(void)
     aot_pg_site_forced = aot_p2p_forced_mode(aot_cfg.p2p_mode);
 }
 
+/* The site's governor at its first call: copied sends excluded when the call has nothing to
+ * copy, one guard of the call's pages as guarded mode's prior. */
 static void aot_pg_site_govern_init(struct aot_pg_site *s, int fn, int copy_ok, size_t bytes,
                                     MPI_Comm comm)
 {
-    struct aot_gov_params p;
-    const size_t pages = aot_calib_span_pages(bytes);
-    uint64_t h = AOT_CACHE_FNV_BASIS;
     int64_t what[2] = {fn, (int64_t) bytes};
-    int size = 0;
 
-    aot_gov_params_default(&p);
-    p.nmodes = AOT_MODE_N;
-    p.ledger = aot_explore_ledger();
-    p.agree = aot_agree_votes_on();
-    aot_gov_init(&s->gov, &p);
-    if (!copy_ok)
-        aot_gov_exclude(&s->gov, AOT_MODE_COPY);
-    aot_calib_measure();
-    if (aot_calib.measured)
-        aot_explore_prior(&s->gov, AOT_MODE_GUARDED, aot_calib_guard_cost(pages));
+    aot_run_init(&s->run, copy_ok ? 0u : 1u << AOT_MODE_COPY, 1, aot_calib_span_pages(bytes));
     /* the site's verdict of an earlier run is its starting point (docs/govern.md, "The cache
      * of decisions"): the site (object and offset of its return address, or of its file:line
      * text), the function and the first call's bytes */
-    if (PMPI_Comm_size(comm, &size) == MPI_SUCCESS) {
-        h = aot_cache_hash_bytes(aot_cache_hash_code(h, s->key), what, sizeof(what));
-        aot_cache_p2p_key(s->cache_key, sizeof(s->cache_key), size, h);
-        aot_cache_p2p_seed(&s->gov, s->cache_key, aot_p2p_mode_names);
-    }
+    aot_run_seed(&s->run, comm,
+                 aot_cache_hash_bytes(aot_cache_hash_code(AOT_CACHE_FNV_BASIS, s->key), what,
+                                      sizeof(what)));
     s->fn = fn;
-    s->governed = 1;
 }
 
 int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Comm comm,
@@ -146,19 +126,18 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
         }
         if (s) {
             s->fn = s->fn < 0 ? fn : s->fn;
-            s->mode = mode;
-            s->runs[mode]++;
+            aot_run_next(&s->run, mode, s);     /* counted, no governor */
         }
         return mode;
     }
     /* a call with no site cannot be measured: it runs as the program made it */
     if (!key || !(s = aot_pg_site_get(key)))
         return AOT_MODE_NATIVE;
-    if (!s->governed)
+    if (!s->run.governed)
         aot_pg_site_govern_init(s, fn, copy_ok, bytes, comm);
     /* an unfit site's governor still counts its occurrences (its votes keep the ranks in
      * step), with every candidate excluded */
-    mode = aot_explore_next(&s->gov, s, &s->clock);
+    mode = aot_run_next(&s->run, -1, s);
     if (mode == AOT_MODE_COPY && !copy_ok)
         mode = AOT_MODE_NATIVE;        /* this call has nothing to copy */
     /* A site that touches at once (its guard note) still counts its occurrences and votes,
@@ -169,19 +148,18 @@ int aot_pg_site_mode(const void *key, int fn, int copy_ok, size_t bytes, MPI_Com
      * occurrences run natively. */
     if (aot_pg_site_fold(s)) {
         /* does nothing once guarded is excluded */
-        aot_gov_rule_out(&s->gov, AOT_MODE_GUARDED, "the program touched the buffer at once "
+        aot_run_rule_out(&s->run, AOT_MODE_GUARDED, "the program touched the buffer at once "
                                                     "(AUTOOPT_LEARN_TOUCH conversions in a row)");
         if (mode == AOT_MODE_GUARDED) {
             *unfit = AOT_PASS_TOUCHED_AT_ONCE;
             mode = AOT_MODE_NATIVE;
         }
     }
-    if (s->unfit) {
-        *unfit = s->unfit;
+    if (s->run.unfit) {
+        *unfit = s->run.unfit;
         mode = AOT_MODE_NATIVE;
     }
-    s->mode = mode;
-    s->runs[mode]++;
+    aot_run_instead(&s->run, mode);
     return mode;
 }
 
@@ -192,16 +170,9 @@ void aot_pg_site_unfit(const void *key, int why)
     if (aot_pg_site_forced >= 0 || !key)
         return;
     HASH_FIND_PTR(aot_pg_sites, &key, s);
-    if (!s || s->unfit || !s->governed)
+    if (!s || s->run.unfit || !s->run.governed)
         return;
-    s->unfit = why;
-    if (s->mode != AOT_MODE_NATIVE && s->runs[s->mode]) {
-        s->runs[s->mode]--;         /* the call that could not convert runs natively */
-        s->runs[AOT_MODE_NATIVE]++;
-        s->mode = AOT_MODE_NATIVE;
-    }
-    for (int m = 1; m < AOT_MODE_N; m++)
-        aot_gov_exclude(&s->gov, m);
+    aot_run_unfit(&s->run, why);
 }
 
 static void aot_pg_site_where(const struct aot_pg_site *s, char *buf, size_t len)
@@ -222,41 +193,20 @@ static void aot_pg_site_where(const struct aot_pg_site *s, char *buf, size_t len
     }
 }
 
-/* The site's mode for the statistics: the governor's choice, or the forced mode. */
-static int aot_pg_site_shown_mode(const struct aot_pg_site *s)
-{
-    return aot_pg_site_forced < 0 && s->governed ? aot_gov_choice(&s->gov) : s->mode;
-}
-
-static void aot_pg_site_why(const struct aot_pg_site *s, char *buf, size_t len)
-{
-    if (aot_pg_site_forced >= 0)
-        snprintf(buf, len, "forced by AUTOOPT_P2P_MODE");
-    else if (s->unfit)
-        snprintf(buf, len, "not convertible here: %s",
-                 aot_stats_reason_text((enum aot_pass_reason) s->unfit));
-    else if (s->governed)
-        aot_gov_reason(&s->gov, aot_p2p_mode_names, buf, len);
-    else
-        snprintf(buf, len, "no call measured");
-}
-
 static void aot_pg_sites_text(FILE *f)
 {
     int shown = 0;
 
     for (const struct aot_pg_site *s = aot_pg_site_list; s && shown < 20; s = s->next) {
-        char where[256], why[256];
+        char where[256];
         if (s->fn < 0)
             continue;
         aot_pg_site_where(s, where, sizeof(where));
-        aot_pg_site_why(s, why, sizeof(why));
         if (!shown++)
             fprintf(f, "  converting call sites of rank 0 (mode: calls native/copied/guarded; "
                        "why):\n");
-        fprintf(f, "    %s at %s: %s %llu/%llu/%llu; %s\n", aot_function_names[s->fn], where,
-                aot_p2p_mode_names[aot_pg_site_shown_mode(s)], (unsigned long long) s->runs[0],
-                (unsigned long long) s->runs[1], (unsigned long long) s->runs[2], why);
+        fprintf(f, "    %s at %s: ", aot_function_names[s->fn], where);
+        aot_run_text_row(f, &s->run, aot_pg_site_forced);
     }
 }
 
@@ -266,25 +216,15 @@ static void aot_pg_sites_json(FILE *f)
 
     fprintf(f, "[");
     for (const struct aot_pg_site *s = aot_pg_site_list; s; s = s->next) {
-        char where[256], why[256];
+        char where[256];
         if (s->fn < 0)
             continue;
         aot_pg_site_where(s, where, sizeof(where));
-        aot_pg_site_why(s, why, sizeof(why));
         fprintf(f, "%s\n    {\"function\": \"%s\", \"site\": ", first ? "" : ",",
                 aot_function_names[s->fn]);
         aot_stats_json_string(f, where);
-        fprintf(f, ", \"mode\": \"%s\", "
-                   "\"calls\": {\"native\": %llu, \"copied\": %llu, \"guarded\": %llu}, "
-                   "\"period_us\": {\"native\": %.1f, \"copied\": %.1f, \"guarded\": %.1f}, "
-                   "\"why\": ",
-                aot_p2p_mode_names[aot_pg_site_shown_mode(s)],
-                (unsigned long long) s->runs[0], (unsigned long long) s->runs[1],
-                (unsigned long long) s->runs[2],
-                s->governed ? aot_gov_median_ns(&s->gov, 0) / 1e3 : 0.0,
-                s->governed ? aot_gov_median_ns(&s->gov, 1) / 1e3 : 0.0,
-                s->governed ? aot_gov_median_ns(&s->gov, 2) / 1e3 : 0.0);
-        aot_stats_json_string(f, why);
+        fputs(", ", f);
+        aot_run_json_row(f, &s->run, aot_pg_site_forced, "calls");
         fputc('}', f);
         first = 0;
     }
@@ -302,6 +242,5 @@ void aot_pg_sites_keep(void)
     for (struct aot_pg_site *s = aot_pg_site_list; s; s = s->next)
         aot_pg_site_fold(s);
     for (const struct aot_pg_site *s = aot_pg_site_list; aot_pg_site_forced < 0 && s; s = s->next)
-        if (s->governed && !s->unfit)
-            aot_cache_p2p_keep(&s->gov, s->cache_key, aot_p2p_mode_names);
+        aot_run_keep(&s->run);
 }
