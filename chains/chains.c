@@ -352,7 +352,7 @@ static int aot_ch_start(const struct aot_mech_call *c, const struct aot_ch_sig *
  * bytes before the chain ends waits for exactly the requests that own them, so the program sees
  * what blocking calls would have shown it, however rarely it touches them.  A receive whose
  * status the program reads, and every member when paging is not there, runs blocking.  how:
- * AOT_PG_FORCE_MEMBER, or AOT_PG_FORCE_WAITED for the last member (aot_ch_finish_safe).
+ * AOT_GUARDED_PENDING, or AOT_GUARDED_WAITED for the last member (aot_ch_finish_safe).
  */
 static int aot_ch_start_safe(const struct aot_mech_call *c, const struct aot_ch_sig *s, int how)
 {
@@ -363,24 +363,10 @@ static int aot_ch_start_safe(const struct aot_mech_call *c, const struct aot_ch_
 
     if (aot_paging_started() && (!c->has_r || c->status == MPI_STATUS_IGNORE)) {
         AOT_CH_COUNT(guarded_members, 1);
-        aot_paging_force(how);
-        switch (c->fn) {
-        case AOT_FN_MPI_Send:
-        case AOT_FN_MPI_Ssend:
-            rc = aot_paging_send(c->fn, c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->comm,
-                                 site);
-            break;
-        case AOT_FN_MPI_Recv:
-            rc = aot_paging_recv(c->rbuf, c->rcount, c->rdt, c->source, c->rtag, c->comm,
-                                 MPI_STATUS_IGNORE, site);
-            break;
-        default:
-            rc = aot_paging_sendrecv(c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf,
-                                     c->rcount, c->rdt, c->source, c->rtag, c->comm,
-                                     MPI_STATUS_IGNORE, site);
-            break;
-        }
-        aot_paging_force(AOT_PG_FORCE_OFF);
+        /* a member paging cannot convert runs natively inside aot_guarded_start, counted
+         * there (calls == optimized + passed) */
+        aot_guarded_start(c->fn, c->sbuf, c->scount, c->sdt, c->dest, c->stag, c->rbuf,
+                          c->rcount, c->rdt, c->source, c->rtag, c->comm, how, site, &rc);
         return rc;
     }
 #endif
@@ -407,7 +393,7 @@ static int aot_ch_start_safe(const struct aot_mech_call *c, const struct aot_ch_
 static int aot_ch_finish_safe(const struct aot_mech_call *c, const struct aot_ch_sig *s,
                               const struct aot_ch_chain *ch)
 {
-    int rc = aot_ch_start_safe(c, s, AOT_PG_FORCE_WAITED);
+    int rc = aot_ch_start_safe(c, s, AOT_GUARDED_WAITED);
 
     if (c->has_s)
         aot_ch_resolve(s->slo, s->shi, 1);
@@ -515,7 +501,6 @@ static struct aot_p2p_run *aot_ch_run_new(struct aot_ch_chain *c)
     aot_run_init(r, excluded, guards, pages);
     if (aot_ch_forced < 0)
         aot_ch_run_seed(c, r);
-    r->mode = aot_gov_mode(&r->gov);
     c->run = r;
     return r;
 }
@@ -1366,7 +1351,7 @@ static int aot_ch_route_call(const struct aot_mech_call *c)
             return rc;
         }
         if (mode == AOT_MODE_GUARDED)
-            return aot_ch_start_safe(c, s, AOT_PG_FORCE_MEMBER);
+            return aot_ch_start_safe(c, s, AOT_GUARDED_PENDING);
         if (mode >= 0)
             return aot_ch_run_member(c, s, mode);
         return aot_ch_start(c, s);

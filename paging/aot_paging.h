@@ -11,8 +11,11 @@
  * Every one of those returns an MPI error code.  When paging decides not to convert a call it
  * calls the PMPI_ function itself and counts the pass-through reason (aot_stats_pass).
  *
- * What chains/ calls: the request interface at the end, and nothing else of paging (DESIGN.md:
- * chains and paging meet at one small interface; paging.h is paging's own).
+ * What chains/ calls: aot_guarded_start for the members of a safe chain, the size questions,
+ * the request interface at the end, and nothing else of paging (DESIGN.md: chains and paging
+ * meet at one small interface; paging.h is paging's own).  The entry points above decide by
+ * their call site's governor (paging/sites.c, through src/p2p_run.c); aot_guarded_start decides
+ * nothing: the chain chose.
  */
 #ifndef AOT_PAGING_H_INCLUDED
 #define AOT_PAGING_H_INCLUDED
@@ -35,13 +38,21 @@ int  aot_paging_get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
 int  aot_paging_get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
 int  aot_paging_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 int  aot_paging_get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
-/* Chains' safe chain mode: while on, the calls above convert whatever their size
- * (AUTOOPT_CONVERT_MIN does not apply; every other check does) and also when AUTOOPT_CONVERT=0
- * (paging is then started for chains alone).  Set around one call, on the calling thread.
- * AOT_PG_FORCE_WAITED: the caller completes the call's requests before it returns to the
- * program (aot_paging_complete on its bytes), so they are posted without a guard. */
-enum { AOT_PG_FORCE_OFF, AOT_PG_FORCE_MEMBER, AOT_PG_FORCE_WAITED };
-void aot_paging_force(int how);
+/* Chains' safe chain mode: a member of a safe chain whose chain runs guarded starts as paging's
+ * guarded request(s) whatever its size (AUTOOPT_CONVERT_MIN does not apply; every other check
+ * of the entry points above does, in their order), also when AUTOOPT_CONVERT=0 (paging is then
+ * started for chains alone).  fn: AOT_FN_MPI_Send, _Ssend, _Recv or _Sendrecv (the side fn
+ * lacks is ignored); the status is ignored; site: the call site, whose guard note the requests
+ * write and which is not converted once it touches at once.  how: AOT_GUARDED_PENDING, or
+ * AOT_GUARDED_WAITED when the caller completes the call's requests before it returns to the
+ * program (aot_paging_complete on its bytes): they are posted without a guard (so even while
+ * the program blocks SIGSEGV or SIGTRAP).  Returns 0 with *rc the call's MPI code, or the
+ * AOT_PASS_* reason it could not convert: the call then ran natively, through MPI (counted
+ * with aot_stats_pass, *rc its code), as the entry points pass a call. */
+enum { AOT_GUARDED_PENDING = 1, AOT_GUARDED_WAITED = 2 };
+int aot_guarded_start(int fn, const void *sbuf, int scount, MPI_Datatype sdt, int dest,
+                      int stag, void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                      MPI_Comm comm, int how, const void *site, int *rc);
 /* A point-to-point call goes to MPI without paging (AUTOOPT_CONVERT=0, paging started for
  * chains): everything pending completes first, since the call's buffers may share bytes or
  * pages with guarded ones. */

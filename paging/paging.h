@@ -7,11 +7,16 @@
  *   handler.c    the SIGSEGV and SIGTRAP handlers (signal context: see the rules at its top)
  *   insn.c       the access width of a faulting instruction (pure)
  *   requests.c   the table of pending requests: slots, retiring, progress, lookups by address
- *   sites.c      call-site learning (sites touched at once are no longer converted)
+ *   sites.c      call sites: their governor (struct aot_p2p_run, src/p2p_run.c), what their
+ *                guard notes teach (sites touched at once are no longer converted), unfit sites
  *   status.c     lazy statuses of converted receives, and the count queries that resolve them
  *   convert.c    converting one call: its parts, posting, snapshots and shadows, guarding
- *   entry.c      the entry points (send, recv, sendrecv ...): checks, convert or pass through;
- *                the questions chains ask (aot_paging_pass_reason, _would_convert ...)
+ *   entry.c      the call sites' entry points (send, recv, sendrecv ...): checks, the site's
+ *                governor decides, convert (guarded.c) or pass through; the questions chains
+ *                ask (aot_paging_pass_reason, _would_convert)
+ *   guarded.c    the converting half, which decides nothing: can the call convert (communicator,
+ *                footprint, overlap), convert, the part that passes; chains' members
+ *                (aot_guarded_start) and the request interface chains use
  *   hooks.c      the enter/leave hooks around other MPI calls (by wrappers.spec's classes)
  *   init.c       init, finalize, the child after fork
  *   syscalls.c   the libc wrappers (read, write, free, munmap, fork ...) that complete or lift
@@ -24,7 +29,9 @@
  * From src/ (aot_mem.h): the private arena (aot_mem_alloc, aot_mem_shadow_get ...: everything
  * the fault handler reads or writes, and the shadow buffers MPI receives into, lives in pages
  * autoopt mapped itself and never guards), the raw system calls (aot_sys_mprotect ...), the
- * stack query (aot_on_stack) and the mapping query (aot_maps_check, aot_maps_find).
+ * stack query (aot_on_stack) and the mapping query (aot_maps_check, aot_maps_find).  The call
+ * sites' governor is src/'s (govern.c, govern_vote.c, govern_query.c, explore.c), set up and
+ * asked through struct aot_p2p_run (src/p2p_run.c, as safe chains do).
  */
 #ifndef AOT_PAGING_INTERNAL_H_INCLUDED
 #define AOT_PAGING_INTERNAL_H_INCLUDED
@@ -287,6 +294,34 @@ void aot_pg_part_free(struct aot_pg_part *p);
 /* Converts the call.  Returns the MPI code; -1 when nothing was started (the caller passes the
  * call through); -2 when the send part went and the receive part must pass through. */
 int aot_pg_convert(struct aot_pg_call *c);
+
+/* ---------------------------------------------------------------- guarded.c */
+
+/* The size rule of the entry points and of what chains ask: a call is too small to convert
+ * when the larger of its sides (bytes; 0 for a side it lacks or whose peer is MPI_PROC_NULL)
+ * holds fewer than min bytes. */
+static inline int aot_pg_below_min(size_t sbytes, size_t rbytes, size_t min)
+{
+    return (sbytes > rbytes ? sbytes : rbytes) < min;
+}
+/* The checks of a call's sides, in the entry points' order: paging off, both peers
+ * MPI_PROC_NULL, a wildcard receive whose status is read, each side's datatype and size
+ * (aot_pg_part_size), a receive without data, the size rule with min.  Sets c->has_s and
+ * c->has_r from the peers (c->dest, c->source: MPI_PROC_NULL for a side the call lacks).  0, or
+ * the pass-through reason. */
+int aot_pg_call_sizes(struct aot_pg_call *c, const void *sbuf, int scount, MPI_Datatype sdt,
+                      void *rbuf, int rcount, MPI_Datatype rdt, size_t min);
+/* The converting half of a checked call whose mode is decided (c->copy, c->waited): the
+ * communicator, footprint and overlap checks, then conversion.  0 with *rc the call's MPI code
+ * (converted, or a part converted and the other passed through); else the reason it could not
+ * convert, nothing started and the parts freed (the caller passes the call to MPI). */
+int aot_pg_guarded(struct aot_pg_call *c, int *rc);
+/* Before a call passes through while requests are pending: complete those whose bytes lie in
+ * the span the buffer may touch (its true extent, count times; conflict_waits). */
+void aot_pg_pass_resolve(const void *buf, int count, MPI_Datatype dt, int write);
+/* A send (fn: AOT_FN_MPI_Send, _Ssend or _Rsend) passed to MPI, after aot_pg_pass_resolve. */
+int aot_pg_pass_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm);
 
 /* ---------------------------------------------------------------- hooks.c */
 
