@@ -117,8 +117,7 @@ int aot_paging_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         return rc;
     aot_pg_part_free(&c.r);
     aot_stats_pass(AOT_FN_MPI_Recv, (enum aot_pass_reason) why);
-    aot_pg_pass_resolve(buf, count, dt, 1);
-    return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    return aot_pg_pass_recv(buf, count, dt, source, tag, comm, status);
 }
 
 /* MPI_Sendrecv and MPI_Sendrecv_replace check both parts (aot_pg_call_sizes).  A part whose
@@ -140,10 +139,8 @@ int aot_paging_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest
     aot_pg_part_free(&c.s);
     aot_pg_part_free(&c.r);
     aot_stats_pass(AOT_FN_MPI_Sendrecv, (enum aot_pass_reason) why);
-    aot_pg_pass_resolve(sbuf, scount, sdt, 0);
-    aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
-    return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm,
-                         status);
+    return aot_pg_pass_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag,
+                                comm, status);
 }
 
 /*

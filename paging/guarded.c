@@ -111,13 +111,29 @@ int aot_pg_pass_send(int fn, const void *buf, int count, MPI_Datatype dt, int de
     return PMPI_Send(buf, count, dt, dest, tag, comm);
 }
 
+int aot_pg_pass_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status)
+{
+    aot_pg_pass_resolve(buf, count, dt, 1);
+    return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+}
+
+int aot_pg_pass_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                         void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+    aot_pg_pass_resolve(sbuf, scount, sdt, 0);
+    aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
+    return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm,
+                         status);
+}
+
 /* The receive part of c as the program made it, through MPI (the pending requests on its
  * bytes complete first). */
 static int aot_pg_pass_recv_part(const struct aot_pg_call *c)
 {
-    aot_pg_pass_resolve(c->r.buf, c->r.count, c->r.dt, 1);
-    return PMPI_Recv((void *) c->r.buf, c->r.count, c->r.dt, c->source, c->rtag, c->comm,
-                     c->status);
+    return aot_pg_pass_recv((void *) c->r.buf, c->r.count, c->r.dt, c->source, c->rtag, c->comm,
+                            c->status);
 }
 
 static void aot_pg_parts_free(struct aot_pg_call *c)
@@ -195,17 +211,13 @@ int aot_guarded_start(int fn, const void *sbuf, int scount, MPI_Datatype sdt, in
         return 0;
     aot_pg_parts_free(&c);
     aot_stats_pass(fn, (enum aot_pass_reason) why);
-    if (fn == AOT_FN_MPI_Recv) {
-        aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
-        *rc = PMPI_Recv(rbuf, rcount, rdt, source, rtag, comm, MPI_STATUS_IGNORE);
-    } else if (fn == AOT_FN_MPI_Sendrecv) {
-        aot_pg_pass_resolve(sbuf, scount, sdt, 0);
-        aot_pg_pass_resolve(rbuf, rcount, rdt, 1);
-        *rc = PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag,
-                            comm, MPI_STATUS_IGNORE);
-    } else {
+    if (fn == AOT_FN_MPI_Recv)
+        *rc = aot_pg_pass_recv(rbuf, rcount, rdt, source, rtag, comm, MPI_STATUS_IGNORE);
+    else if (fn == AOT_FN_MPI_Sendrecv)
+        *rc = aot_pg_pass_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
+                                   rtag, comm, MPI_STATUS_IGNORE);
+    else
         *rc = aot_pg_pass_send(fn, sbuf, scount, sdt, dest, stag, comm);
-    }
     return why;
 }
 

@@ -322,6 +322,12 @@ void aot_pg_pass_resolve(const void *buf, int count, MPI_Datatype dt, int write)
 /* A send (fn: AOT_FN_MPI_Send, _Ssend or _Rsend) passed to MPI, after aot_pg_pass_resolve. */
 int aot_pg_pass_send(int fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                      MPI_Comm comm);
+/* A receive and a send-receive passed to MPI, after aot_pg_pass_resolve of their buffers. */
+int aot_pg_pass_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status);
+int aot_pg_pass_sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                         void *rbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                         MPI_Comm comm, MPI_Status *status);
 
 /* ---------------------------------------------------------------- hooks.c */
 
