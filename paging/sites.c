@@ -36,7 +36,7 @@ struct aot_pg_site {
     UT_hash_handle hh;
 };
 static struct aot_pg_site *aot_pg_sites, *aot_pg_site_list;
-static int aot_pg_site_forced = -1;   /* AUTOOPT_P2P_MODE, as an AOT_PG_M_* mode; -1: auto */
+static int aot_pg_site_forced = -1;   /* AUTOOPT_P2P_MODE (enum aot_p2p_mode); -1: auto */
 
 static struct aot_pg_site *aot_pg_site_get(const void *key)
 {
